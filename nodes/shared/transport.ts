@@ -1,0 +1,280 @@
+/**
+ * The one place that talks HTTP to the service. Every method call of both nodes goes through
+ * `callMethod`: it unwraps the `{ok, result}` envelope, turns `ok:false` into a `NodeApiError` with
+ * the service's own description, waits out 429s, retries transient failures only where that cannot
+ * act twice, and makes sure the bot token never leaves in an error.
+ */
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IWebhookFunctions,
+	JsonObject,
+} from 'n8n-workflow';
+import { NodeApiError, sleep } from 'n8n-workflow';
+
+import { isReadOnly } from './catalogue';
+
+export const CREDENTIAL_TYPE = 'serviceBotApi';
+
+export type ServiceBotContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions;
+
+export interface RetryPolicy {
+	/** How many times a 429 is waited out before giving up. */
+	readonly rateLimitRetries: number;
+	/** A longer `retry_after` than this (seconds) fails at once instead of stalling the workflow. */
+	readonly maxRetryAfterSeconds: number;
+	/** Retries after a network error or 5xx, for methods where a repeat cannot act twice. */
+	readonly transientRetries: number;
+	/** First backoff step in milliseconds; doubles on each retry. */
+	readonly backoffBaseMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+	rateLimitRetries: 5,
+	maxRetryAfterSeconds: 60,
+	transientRetries: 3,
+	backoffBaseMs: 300,
+};
+
+export interface CallOptions {
+	itemIndex?: number;
+	/** Request timeout in milliseconds; default 30 s, or the long-poll wait plus 15 s for getUpdates. */
+	timeoutMs?: number;
+	retry?: Partial<RetryPolicy>;
+}
+
+interface Envelope {
+	ok?: unknown;
+	result?: unknown;
+	error_code?: unknown;
+	description?: unknown;
+	parameters?: { retry_after?: unknown; migrate_to_chat_id?: unknown };
+}
+
+interface FullResponse {
+	body: unknown;
+	statusCode: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const LONG_POLL_MARGIN_MS = 15_000;
+
+/** Network error codes that prove nothing reached the service, so even a send may be repeated. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Removes every form of the token from a text: raw, URL-encoded, and the `bot<token>` path segment.
+ * Plain string splitting, not a RegExp, so tokens with metacharacters are matched literally.
+ */
+export function redact(text: string, token: string): string {
+	if (!token) return text;
+	let out = text;
+	for (const form of new Set([token, encodeURIComponent(token), encodeURI(token)])) {
+		if (form) out = out.split(form).join('***');
+	}
+	return out;
+}
+
+/** Token of the node's credential, read once per execution context: the redaction needs it. */
+const tokenCache = new WeakMap<object, Promise<string>>();
+
+function tokenOf(ctx: ServiceBotContext): Promise<string> {
+	let cached = tokenCache.get(ctx);
+	if (!cached) {
+		cached = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => String(credentials.accessToken ?? ''));
+		tokenCache.set(ctx, cached);
+	}
+	return cached;
+}
+
+function describeUnknown(value: unknown, token: string): string {
+	let text: string;
+	if (typeof value === 'string') text = value;
+	else {
+		try {
+			text = JSON.stringify(value) ?? String(value);
+		} catch {
+			text = String(value);
+		}
+	}
+	text = text.replace(/\s+/g, ' ').trim();
+	return redact(text.length > 300 ? `${text.slice(0, 300)}…` : text, token);
+}
+
+/** Finds a Node network error code (ECONNREFUSED, ETIMEDOUT, …) anywhere in an error's cause chain. */
+function networkCode(error: unknown, depth = 0): string | undefined {
+	if (!error || typeof error !== 'object' || depth > 5) return undefined;
+	const candidate = error as { code?: unknown; cause?: unknown; errorResponse?: unknown; message?: unknown };
+	if (typeof candidate.code === 'string' && /^E[A-Z_]+$/.test(candidate.code)) return candidate.code;
+	const nested = networkCode(candidate.cause, depth + 1) ?? networkCode(candidate.errorResponse, depth + 1);
+	if (nested) return nested;
+	if (typeof candidate.message === 'string') {
+		const match = /\b(E[A-Z]{4,}[A-Z_]*)\b/.exec(candidate.message);
+		if (match) return match[1];
+		if (/timeout of \d+ms exceeded/i.test(candidate.message)) return 'ETIMEDOUT';
+	}
+	return undefined;
+}
+
+function messageOf(error: unknown): string {
+	if (error instanceof Error) {
+		const cause = (error as { cause?: unknown }).cause;
+		const causeMessage = cause instanceof Error ? cause.message : '';
+		return causeMessage && causeMessage !== error.message ? `${error.message}: ${causeMessage}` : error.message;
+	}
+	return String(error);
+}
+
+function apiError(
+	ctx: ServiceBotContext,
+	token: string,
+	details: { method: string; message: string; description: string; httpCode: number; errorCode?: number; itemIndex?: number; retryAfter?: number },
+): NodeApiError {
+	const response: JsonObject = {
+		ok: false,
+		method: details.method,
+		error_code: details.errorCode ?? details.httpCode,
+		description: redact(details.message, token),
+	};
+	if (details.retryAfter !== undefined) response.parameters = { retry_after: details.retryAfter };
+	const error = new NodeApiError(ctx.getNode(), response, {
+		message: redact(details.message, token),
+		description: redact(details.description, token),
+		httpCode: String(details.httpCode),
+		itemIndex: details.itemIndex,
+	});
+	// The stack is built from the message above, which is already redacted; keep it that way.
+	error.stack = redact(error.stack ?? '', token);
+	return error;
+}
+
+/** Turns a non-2xx or unparseable response into the service's own words, or a plain explanation. */
+function failureFromResponse(
+	method: string,
+	response: FullResponse,
+	token: string,
+): { message: string; description: string; errorCode?: number; retryAfter?: number } {
+	const { body, statusCode } = response;
+	if (body && typeof body === 'object' && !Array.isArray(body)) {
+		const envelope = body as Envelope;
+		const description = typeof envelope.description === 'string' ? envelope.description : '';
+		const errorCode = typeof envelope.error_code === 'number' ? envelope.error_code : undefined;
+		const retryAfter =
+			typeof envelope.parameters?.retry_after === 'number' ? envelope.parameters.retry_after : undefined;
+		return {
+			message: description || `The service refused ${method} (HTTP ${statusCode})`,
+			description: hintFor(statusCode, method),
+			errorCode,
+			retryAfter,
+		};
+	}
+	const excerpt = describeUnknown(body, token);
+	return {
+		message: `The service sent an answer to ${method} that is not the expected JSON (HTTP ${statusCode})`,
+		description: `${hintFor(statusCode, method)} Start of the answer: ${excerpt || '(empty)'}`.trim(),
+	};
+}
+
+function hintFor(statusCode: number, method: string): string {
+	if (statusCode === 401) return 'The access token was not accepted. Check the token in the Service Bot API credential.';
+	if (statusCode === 404)
+		return `Nothing answered ${method} at this address. Check the base URL and the token in the credential.`;
+	if (statusCode === 403) return 'The bot may not do this here, for example because it is not a member of the chat.';
+	if (statusCode === 409) return 'This conflicts with the bot\'s current state, for example polling while a webhook is set.';
+	if (statusCode === 429) return 'The service is rate-limiting the bot. Lower the concurrency or try again later.';
+	if (statusCode >= 500) return 'The service had a problem. It may have acted anyway, so check before sending again.';
+	return '';
+}
+
+/**
+ * Calls one method of the service and returns its `result`.
+ * Throws `NodeApiError` (service refused, unreachable, malformed answer); never with the token in it.
+ */
+export async function callMethod<T = unknown>(
+	ctx: ServiceBotContext,
+	method: string,
+	body: IDataObject = {},
+	options: CallOptions = {},
+): Promise<T> {
+	const token = await tokenOf(ctx);
+	const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+	const readOnly = isReadOnly(method);
+	const longPoll = typeof body.timeout === 'number' && method === 'getUpdates' ? body.timeout * 1000 : 0;
+	const request: IHttpRequestOptions = {
+		method: 'POST',
+		url: `/${method}`,
+		body,
+		json: true,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: options.timeoutMs ?? (longPoll ? longPoll + LONG_POLL_MARGIN_MS : DEFAULT_TIMEOUT_MS),
+	};
+
+	let rateLimited = 0;
+	let transient = 0;
+	for (;;) {
+		let response: FullResponse;
+		try {
+			response = (await ctx.helpers.httpRequestWithAuthentication.call(
+				ctx,
+				CREDENTIAL_TYPE,
+				{ ...request },
+			)) as FullResponse;
+		} catch (error) {
+			const code = networkCode(error);
+			const nothingSent = code !== undefined && NOT_SENT_CODES.has(code);
+			if ((readOnly || nothingSent) && transient < policy.transientRetries) {
+				await sleep(policy.backoffBaseMs * 2 ** transient++);
+				continue;
+			}
+			const timedOut = code === 'ETIMEDOUT' || code === 'ECONNABORTED';
+			throw apiError(ctx, token, {
+				method,
+				httpCode: timedOut ? 504 : 503,
+				message: timedOut
+					? `The service did not answer ${method} in time`
+					: `Could not reach the service for ${method}: ${messageOf(error)}`,
+				description: nothingSent
+					? 'Check the base URL in the Service Bot API credential and that the service is reachable.'
+					: readOnly
+						? `Gave up after ${transient + 1} attempts.`
+						: 'The request may have reached the service, so it was not repeated: check before sending again.',
+				itemIndex: options.itemIndex,
+			});
+		}
+
+		const envelope = response.body as Envelope | undefined;
+		if (response.statusCode >= 200 && response.statusCode < 300 && envelope && envelope.ok === true) {
+			return envelope.result as T;
+		}
+
+		const failure = failureFromResponse(method, response, token);
+		const status = response.statusCode >= 200 && response.statusCode < 300 ? (failure.errorCode ?? 502) : response.statusCode;
+
+		if (status === 429 && rateLimited < policy.rateLimitRetries) {
+			const waitSeconds = failure.retryAfter ?? 1;
+			if (waitSeconds <= policy.maxRetryAfterSeconds) {
+				rateLimited++;
+				// Wait at least what the service asked; a little more so the retry lands after the window.
+				await sleep(Math.ceil(waitSeconds * 1000) + 50);
+				continue;
+			}
+		}
+		if (status >= 500 && readOnly && transient < policy.transientRetries) {
+			await sleep(policy.backoffBaseMs * 2 ** transient++);
+			continue;
+		}
+		throw apiError(ctx, token, {
+			method,
+			httpCode: status,
+			errorCode: failure.errorCode,
+			message: failure.message,
+			description: failure.description,
+			itemIndex: options.itemIndex,
+			retryAfter: failure.retryAfter,
+		});
+	}
+}

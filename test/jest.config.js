@@ -1,0 +1,12 @@
+// Jest configuration lives here rather than in package.json: n8n's package lint rejects unknown
+// placeholders such as <rootDir> in package.json.
+module.exports = {
+	rootDir: '..',
+	testEnvironment: 'node',
+	roots: ['<rootDir>/test'],
+	testMatch: ['**/*.test.ts'],
+	transform: {
+		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json', isolatedModules: true }],
+	},
+	testTimeout: 30000,
+};
