@@ -7,6 +7,8 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
+import { tokenPathSegment } from '../nodes/shared/token';
+
 /** `https://api.example.com/` and `https://api.example.com` mean the same service. */
 function trimBaseUrl(value: unknown): string {
 	return String(value ?? '').trim().replace(/\/+$/, '');
@@ -49,7 +51,7 @@ export class ServiceBotApi implements ICredentialType {
 	): Promise<IHttpRequestOptions> {
 		return {
 			...requestOptions,
-			baseURL: `${trimBaseUrl(credentials.baseUrl)}/bot${String(credentials.accessToken ?? '')}`,
+			baseURL: `${trimBaseUrl(credentials.baseUrl)}/bot${tokenPathSegment(String(credentials.accessToken ?? ''))}`,
 		};
 	}
 

@@ -24,6 +24,10 @@ export const LIMITS = {
 	webhookPorts: [443, 80, 8080, 8443] as readonly number[],
 	updatesLimit: { min: 1, max: 100, default: 100 },
 	updatesTimeout: { min: 0, max: 50, default: 0 },
+	/** Spec: not shown. Telegram's convention, which Telegram-compatible services follow. */
+	commandName: { min: 1, max: 32, pattern: /^[a-z0-9_]+$/ },
+	commandDescription: { min: 1, max: 256 },
+	commandsPerList: { max: 100 },
 } as const;
 
 /** URL schemes an inline button may open: the web ones and the service's own application scheme. */
@@ -90,6 +94,8 @@ export interface ParamSpec {
 	readonly serviceDefault?: number | boolean;
 	/** True when the spec does not show this parameter and Telegram's convention supplies it. */
 	readonly convention?: boolean;
+	/** For option-like kinds (parseMode): the values this method accepts, when fewer than all. */
+	readonly values?: readonly string[];
 }
 
 /** What a method's `result` is, so the node can shape useful output items. */
@@ -122,6 +128,11 @@ export interface MethodSpec {
 	readonly readOnly: boolean;
 	readonly params: readonly ParamSpec[];
 	readonly result: ResultShape;
+	/**
+	 * For methods whose result is `true`: the key of the object the action node outputs instead,
+	 * e.g. `deleted` → `{ "deleted": true }` (n8n's UX guideline for deletes).
+	 */
+	readonly resultFlag?: string;
 }
 
 const p = (spec: ParamSpec): ParamSpec => spec;
@@ -130,7 +141,7 @@ const chatId = (description = 'Chat UUID or public username starting with @'): P
 	p({ name: 'chat_id', kind: 'chatId', required: true, displayName: 'Chat', description });
 const messageId = (description: string, required = true): ParamSpec =>
 	p({ name: 'message_id', kind: 'messageId', required, displayName: 'Message ID', description, min: 1 });
-const parseMode = (convention = false): ParamSpec =>
+const parseMode = (convention = false, values?: readonly string[]): ParamSpec =>
 	p({
 		name: 'parse_mode',
 		kind: 'parseMode',
@@ -138,6 +149,7 @@ const parseMode = (convention = false): ParamSpec =>
 		displayName: 'Parse Mode',
 		description: 'How the service formats the text; None sends it as plain text',
 		convention,
+		...(values ? { values } : {}),
 	});
 const disableNotification = (convention = false): ParamSpec =>
 	p({
@@ -215,12 +227,13 @@ const mediaMethod = (
 			name: field,
 			kind: 'mediaId',
 			required: true,
-			displayName: 'Media ID',
+			displayName: `${field.charAt(0).toUpperCase()}${field.slice(1)} ID`,
 			description: `UUID of the uploaded ${noun} file`,
 			convention,
 		}),
 		caption(),
-		parseMode(),
+		// Spec 4.1: the media methods take `HTML` or `Markdown`.
+		parseMode(false, ['HTML', 'Markdown']),
 		replyTo(),
 		disableNotification(true),
 		replyMarkup(),
@@ -379,6 +392,7 @@ export const METHODS = [
 		readOnly: false,
 		params: [chatId(), messageId('Sequence number of the message to delete')],
 		result: 'true',
+		resultFlag: 'deleted',
 	},
 	{
 		name: 'sendChatAction',
@@ -400,6 +414,7 @@ export const METHODS = [
 			}),
 		],
 		result: 'true',
+		resultFlag: 'sent',
 	},
 	// 4.2 Chats and members
 	{
@@ -465,6 +480,7 @@ export const METHODS = [
 		readOnly: false,
 		params: [chatId(), messageId('Sequence number of the message to pin'), disableNotification()],
 		result: 'true',
+		resultFlag: 'pinned',
 	},
 	{
 		name: 'unpinChatMessage',
@@ -476,6 +492,7 @@ export const METHODS = [
 		readOnly: false,
 		params: [chatId(), messageId('Sequence number of the message to unpin')],
 		result: 'true',
+		resultFlag: 'unpinned',
 	},
 	{
 		name: 'unpinAllChatMessages',
@@ -487,6 +504,7 @@ export const METHODS = [
 		readOnly: false,
 		params: [chatId()],
 		result: 'true',
+		resultFlag: 'unpinned',
 	},
 	// 4.3 Callback answers
 	{
@@ -532,6 +550,7 @@ export const METHODS = [
 			}),
 		],
 		result: 'true',
+		resultFlag: 'answered',
 	},
 	// 4.4 Bot profile and commands
 	{
@@ -555,6 +574,7 @@ export const METHODS = [
 			languageCode('Two-letter language code; empty sets the name for every language without its own'),
 		],
 		result: 'true',
+		resultFlag: 'updated',
 	},
 	{
 		name: 'getMyName',
@@ -587,6 +607,7 @@ export const METHODS = [
 			languageCode('Two-letter language code; empty sets the default description'),
 		],
 		result: 'true',
+		resultFlag: 'updated',
 	},
 	{
 		name: 'getMyDescription',
@@ -619,6 +640,7 @@ export const METHODS = [
 			languageCode('Two-letter language code; empty sets the default short description'),
 		],
 		result: 'true',
+		resultFlag: 'updated',
 	},
 	{
 		name: 'getMyShortDescription',
@@ -650,6 +672,7 @@ export const METHODS = [
 			languageCode('Two-letter language code; empty sets the default list'),
 		],
 		result: 'true',
+		resultFlag: 'updated',
 	},
 	{
 		name: 'getMyCommands',
@@ -672,6 +695,7 @@ export const METHODS = [
 		readOnly: false,
 		params: [languageCode('Two-letter language code; empty deletes the default list')],
 		result: 'true',
+		resultFlag: 'deleted',
 	},
 	// 4.5 Webhook management
 	{
@@ -725,6 +749,7 @@ export const METHODS = [
 			}),
 		],
 		result: 'true',
+		resultFlag: 'updated',
 	},
 	{
 		name: 'getWebhookInfo',
@@ -756,6 +781,7 @@ export const METHODS = [
 			}),
 		],
 		result: 'true',
+		resultFlag: 'deleted',
 	},
 	// 4.6 Long polling
 	{

@@ -16,6 +16,7 @@ import type {
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { isReadOnly } from './catalogue';
+import { tokenPathSegment } from './token';
 
 export const CREDENTIAL_TYPE = 'serviceBotApi';
 
@@ -66,13 +67,13 @@ const LONG_POLL_MARGIN_MS = 15_000;
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
- * Removes every form of the token from a text: raw, URL-encoded, and the `bot<token>` path segment.
+ * Removes every form of the token from a text: raw, URL-encoded, and as written in the request path.
  * Plain string splitting, not a RegExp, so tokens with metacharacters are matched literally.
  */
 export function redact(text: string, token: string): string {
 	if (!token) return text;
 	let out = text;
-	for (const form of new Set([token, encodeURIComponent(token), encodeURI(token)])) {
+	for (const form of new Set([token, tokenPathSegment(token), encodeURIComponent(token), encodeURI(token)])) {
 		if (form) out = out.split(form).join('***');
 	}
 	return out;

@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { router } from './actions/router';
+import { versionProperties } from './actions/versionDescription';
+
+export class ServiceBot implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Service Bot',
+		name: 'serviceBot',
+		icon: { light: 'file:../../icons/serviceBot.svg', dark: 'file:../../icons/serviceBot.dark.svg' },
+		group: ['output'],
+		version: 1,
+		// "sendMessage" → "Send Message" under the node's name on the canvas.
+		subtitle:
+			'={{ $parameter["operation"].charAt(0).toUpperCase() + $parameter["operation"].slice(1).replace(/([A-Z])/g, " $1") }}',
+		description: 'Send messages and keyboards, manage chats, commands and webhooks of a Service bot',
+		documentationUrl: 'https://github.com/n8n-nodes-service-bot/n8n-nodes-service-bot#service-bot',
+		defaults: { name: 'Service Bot' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'serviceBotApi', required: true }],
+		properties: versionProperties,
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

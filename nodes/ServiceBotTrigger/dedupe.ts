@@ -1,0 +1,99 @@
+/**
+ * The duplicate window: an update whose `update_id` was seen among the last `DUPLICATE_WINDOW`
+ * updates of this trigger is acknowledged but not run again (the service re-sends an update when
+ * it did not get a 2xx in time, so the same update can arrive twice).
+ *
+ * Two layers, because n8n gives no single place that every process shares cheaply:
+ * - Workflow static data ("node" scope). For production webhooks n8n loads the workflow, with its
+ *   static data, from the database for every request and saves changed static data right after
+ *   answering, so the window survives restarts and is shared by the processes of one n8n (main and
+ *   webhook processes in queue mode). Two copies of one update arriving at the same moment on two
+ *   processes can both pass (each read the data before the other saved it); retries by the service
+ *   come seconds apart, so this is rare. In the editor's test mode n8n does not save static data.
+ * - An in-memory window per process, which catches concurrent copies reaching the same process and
+ *   covers test mode.
+ * The window is keyed by a fingerprint of the webhook's secret, i.e. of the bot token and the
+ * webhook's identity: a different bot or a different webhook starts with an empty window.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+export const DUPLICATE_WINDOW = 1000;
+/** Bound on the number of windows one process keeps (one per trigger it serves). */
+const MAX_WINDOWS = 1000;
+
+class RecentIds {
+	private readonly order: number[] = [];
+	private readonly members = new Set<number>();
+
+	constructor(initial: readonly number[] = []) {
+		for (const id of initial) this.add(id);
+	}
+
+	has(id: number): boolean {
+		return this.members.has(id);
+	}
+
+	add(id: number): void {
+		if (this.members.has(id)) return;
+		this.order.push(id);
+		this.members.add(id);
+		while (this.order.length > DUPLICATE_WINDOW) {
+			const oldest = this.order.shift();
+			if (oldest !== undefined) this.members.delete(oldest);
+		}
+	}
+
+	toArray(): number[] {
+		return [...this.order];
+	}
+}
+
+const memory = new Map<string, RecentIds>();
+
+function memoryWindow(key: string): RecentIds {
+	let window = memory.get(key);
+	if (window) {
+		// Re-insert, so the Map's order is least recently used first.
+		memory.delete(key);
+	} else {
+		window = new RecentIds();
+		if (memory.size >= MAX_WINDOWS) {
+			const leastRecent = memory.keys().next().value;
+			if (leastRecent !== undefined) memory.delete(leastRecent);
+		}
+	}
+	memory.set(key, window);
+	return window;
+}
+
+interface StoredWindow {
+	key: string;
+	ids: number[];
+}
+
+const STATIC_KEY = 'recentUpdates';
+
+function readStored(staticData: IDataObject, key: string): number[] {
+	const stored = staticData[STATIC_KEY] as Partial<StoredWindow> | undefined;
+	if (!stored || stored.key !== key || !Array.isArray(stored.ids)) return [];
+	return stored.ids.filter((id): id is number => typeof id === 'number');
+}
+
+/**
+ * Records `updateId` and says whether it had been seen before (then it must not run again).
+ * `staticData` is the node's workflow static data; it is changed only when the id is new.
+ */
+export function seenBefore(key: string, updateId: number, staticData: IDataObject): boolean {
+	const inMemory = memoryWindow(key);
+	const stored = new RecentIds(readStored(staticData, key));
+	if (inMemory.has(updateId) || stored.has(updateId)) {
+		inMemory.add(updateId);
+		return true;
+	}
+	inMemory.add(updateId);
+	stored.add(updateId);
+	const value: StoredWindow = { key, ids: stored.toArray() };
+	staticData[STATIC_KEY] = value as unknown as IDataObject;
+	return false;
+}
+

@@ -1,0 +1,91 @@
+/**
+ * The Service Bot API credential: its `test` request, run the way n8n runs it when a user saves the
+ * credential (see test/harness/credential-tester.ts), and its `authenticate` at runtime.
+ */
+import { startEmulator, type Emulator } from './emulator';
+import { executeNode, testCredential } from './harness';
+import { MethodCaller } from './harness/test-nodes';
+
+const UNAUTHORIZED = 'The service rejected the access token (401). Check that the token is complete and still valid.';
+const NOT_FOUND = 'Nothing answered at this address (404). Check the base URL (without /bot…) and the token.';
+
+let emulator: Emulator;
+
+beforeAll(async () => {
+	emulator = await startEmulator();
+});
+
+afterAll(async () => {
+	await emulator.close();
+});
+
+beforeEach(() => {
+	emulator.calls.length = 0;
+});
+
+describe('credential test (as n8n runs it)', () => {
+	it('succeeds against the service with the right token', async () => {
+		const result = await testCredential({ accessToken: emulator.demo.token, baseUrl: emulator.baseUrl });
+		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+		// The test request went through `authenticate`: POST {baseUrl}/bot{token}/getMyName.
+		expect(emulator.calls).toHaveLength(1);
+		expect(emulator.calls[0]).toMatchObject({ token: emulator.demo.token, method: 'getMyName', httpMethod: 'POST', status: 200 });
+	});
+
+	it('fails with the 401 rule message when the token is wrong', async () => {
+		const result = await testCredential({ accessToken: '7000000001:not-the-right-secret', baseUrl: emulator.baseUrl });
+		expect(result).toEqual({ status: 'Error', message: UNAUTHORIZED });
+		expect(emulator.calls[0]).toMatchObject({ method: 'getMyName', status: 401 });
+	});
+
+	it('fails with the 404 rule message when the base URL is wrong', async () => {
+		const result = await testCredential({ accessToken: emulator.demo.token, baseUrl: `${emulator.baseUrl}/api` });
+		expect(result).toEqual({ status: 'Error', message: NOT_FOUND });
+		// The emulator answers 404 to anything outside /bot…, and records no Bot API call.
+		expect(emulator.calls).toHaveLength(0);
+	});
+
+	it('fails with the 404 rule message when the base URL already contains /bot<token>', async () => {
+		const result = await testCredential({
+			accessToken: emulator.demo.token,
+			baseUrl: `${emulator.baseUrl}/bot${emulator.demo.token}`,
+		});
+		expect(result).toEqual({ status: 'Error', message: NOT_FOUND });
+	});
+
+	it('reports an unreachable service by its network error code', async () => {
+		const result = await testCredential({ accessToken: emulator.demo.token, baseUrl: 'http://127.0.0.1:1' });
+		expect(result).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
+	});
+
+	it.each([
+		['one trailing slash', '/'],
+		['several trailing slashes', '///'],
+		['surrounding whitespace and a slash', '/  '],
+	])('tolerates a base URL with %s', async (_label, suffix) => {
+		const result = await testCredential({ accessToken: emulator.demo.token, baseUrl: `${emulator.baseUrl}${suffix}` });
+		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(emulator.calls[0]).toMatchObject({ token: emulator.demo.token, method: 'getMyName', status: 200 });
+	});
+
+	it('passes a token with URL-special characters to the service intact', async () => {
+		const token = '123:a.b*c+d?e(f)[g]{h}|i^j$k#l%m&n=o';
+		emulator.addBot({ token, name: 'Odd Token Bot' });
+		const result = await testCredential({ accessToken: token, baseUrl: emulator.baseUrl });
+		expect(emulator.calls[0]?.token).toBe(token);
+		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
+	});
+});
+
+describe('credential at runtime', () => {
+	it('applies the same base URL rules to node requests (trailing slash tolerated)', async () => {
+		const { output, error } = await executeNode({
+			nodeType: new MethodCaller(),
+			parameters: { method: 'getMyName' },
+			credentials: { accessToken: emulator.demo.token, baseUrl: `${emulator.baseUrl}/` },
+		});
+		expect(error).toBeUndefined();
+		expect(output[0].json.result).toEqual({ name: 'Demo Bot' });
+		expect(emulator.calls[0]).toMatchObject({ token: emulator.demo.token, method: 'getMyName' });
+	});
+});

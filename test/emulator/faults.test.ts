@@ -1,0 +1,101 @@
+import { startEmulator } from './index';
+import type { DemoData, Emulator, Message } from './index';
+import { call, methodUrl, ok } from './helpers';
+
+let emu: Emulator;
+let d: DemoData;
+
+beforeAll(async () => {
+	emu = await startEmulator();
+});
+afterAll(async () => {
+	await emu.close();
+});
+beforeEach(() => {
+	emu.reset();
+	d = emu.demo;
+});
+
+const post = (method: string, body: Record<string, unknown>): Promise<Response> =>
+	fetch(methodUrl(emu, method), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('injectFault', () => {
+	it("'status' 429 answers the error envelope with retry_after (default 1) and does not execute", async () => {
+		emu.injectFault({ kind: 'status', status: 429 });
+		const r = await call(emu, 'sendMessage', { chat_id: d.privateChatId, text: 'x' });
+		expect(r.status).toBe(429);
+		expect(r.body).toEqual({ ok: false, error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } });
+		expect(emu.history(d.privateChatId)).toEqual([]);
+		// only the next call was affected
+		await ok(emu, 'sendMessage', { chat_id: d.privateChatId, text: 'x' });
+		expect(emu.calls.map((c) => c.status)).toEqual([429, 200]);
+	});
+
+	it("'status' honours retryAfter, description, count and method", async () => {
+		emu.injectFault({ kind: 'status', status: 429, retryAfter: 7, count: 2, method: 'sendMessage' });
+		emu.injectFault({ kind: 'status', status: 500, description: 'Internal Server Error: boom', method: 'getChat' });
+		await ok(emu, 'getMyName', {}); // not affected
+		const a = await call(emu, 'sendMessage', { chat_id: d.privateChatId, text: 'x' });
+		const b = await call(emu, 'sendMessage', { chat_id: d.privateChatId, text: 'x' });
+		expect([a.body.parameters?.retry_after, b.body.parameters?.retry_after]).toEqual([7, 7]);
+		expect(a.body.description).toBe('Too Many Requests: retry after 7');
+		await ok(emu, 'sendMessage', { chat_id: d.privateChatId, text: 'x' });
+		const c = await call(emu, 'getChat', { chat_id: d.groupChatId });
+		expect(c).toEqual({ status: 500, body: { ok: false, error_code: 500, description: 'Internal Server Error: boom' } });
+		expect(emu.history(d.privateChatId)).toHaveLength(1);
+	});
+
+	it("'delay' waits and then answers normally", async () => {
+		emu.injectFault({ kind: 'delay', delayMs: 300 });
+		const t0 = Date.now();
+		const m = await ok<Message>(emu, 'sendMessage', { chat_id: d.privateChatId, text: 'slow' });
+		expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+		expect(m.text).toBe('slow');
+	});
+
+	it("'drop' destroys the socket without an answer", async () => {
+		emu.injectFault({ kind: 'drop' });
+		await expect(post('sendMessage', { chat_id: d.privateChatId, text: 'x' })).rejects.toThrow();
+		expect(emu.history(d.privateChatId)).toEqual([]);
+		expect(emu.calls[0]).toMatchObject({ method: 'sendMessage', status: 0, response: null });
+	});
+
+	it("'drop' with execute: the message is sent although the client sees an error", async () => {
+		emu.injectFault({ kind: 'drop', execute: true });
+		await expect(post('sendMessage', { chat_id: d.privateChatId, text: 'x' })).rejects.toThrow();
+		expect(emu.history(d.privateChatId).map((m) => m.text)).toEqual(['x']);
+	});
+
+	it("'reset' sends headers and part of the body, then destroys the socket", async () => {
+		emu.injectFault({ kind: 'reset' });
+		const res = await post('getMyName', {});
+		expect(res.status).toBe(200);
+		await expect(res.text()).rejects.toThrow();
+	});
+
+	it("'malformed' answers 200 with broken JSON", async () => {
+		emu.injectFault({ kind: 'malformed', method: 'getChat' });
+		const res = await post('getChat', { chat_id: d.groupChatId });
+		expect(res.status).toBe(200);
+		expect(res.headers.get('content-type')).toMatch(/json/);
+		const text = await res.text();
+		expect(text.length).toBeGreaterThan(0);
+		expect(() => JSON.parse(text) as unknown).toThrow();
+	});
+
+	it("'html' answers 502 with an HTML page", async () => {
+		emu.injectFault({ kind: 'html' });
+		const res = await post('sendMessage', { chat_id: d.privateChatId, text: 'x' });
+		expect(res.status).toBe(502);
+		expect(res.headers.get('content-type')).toMatch(/text\/html/);
+		expect(await res.text()).toMatch(/<html>[\s\S]*502 Bad Gateway/);
+		expect(emu.history(d.privateChatId)).toEqual([]);
+	});
+
+	it('faults apply in order and reset() clears them', async () => {
+		emu.injectFault({ kind: 'status', status: 503, count: 5 });
+		emu.reset();
+		await ok(emu, 'getMyName', {});
+		expect(() => emu.injectFault({ kind: 'nope' as 'drop' })).toThrow();
+	});
+});

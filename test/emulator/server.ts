@@ -1,0 +1,615 @@
+import { createServer, STATUS_CODES } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Described, GET_METHODS, buildHandlers } from './methods';
+import { Params } from './params';
+import type { ParamSource } from './params';
+import { World } from './state';
+import type { BotRecord, DemoData } from './state';
+import type { CallbackAnswer, ChatActionRecord, ChatType, MediaKind, MemberStatus, StoredMessage, Update } from './types';
+import { ApiError, ControlError, clone, isRecord, sleep } from './util';
+import { WebhookPusher } from './webhook';
+
+export interface EmulatorOptions {
+	/** default 0 = any free port */
+	port?: number;
+	/** default false; when true setWebhook also accepts http(s)://127.0.0.1:<any port>/... and http(s)://localhost:<any port>/... */
+	allowLocalWebhooks?: boolean;
+	/** backoff base for push retries, default 500 (delays: base, 2·base, 4·base, 8·base) */
+	webhookRetryBaseMs?: number;
+	/** push attempts per update before giving up, default 5 */
+	webhookMaxAttempts?: number;
+	/** timeout of one webhook push (headers and body), default 10000 */
+	webhookTimeoutMs?: number;
+	/** optional cap (ms) for getUpdates long-poll waits, for tests */
+	longPollMaxMs?: number;
+	/** host to bind, default 127.0.0.1 */
+	host?: string;
+}
+
+export interface RecordedCall {
+	seq: number;
+	token: string;
+	method: string;
+	httpMethod: string;
+	body: Record<string, unknown>;
+	/** HTTP status answered; 0 while still pending (long poll) or when the socket was dropped without an answer */
+	status: number;
+	/** parsed JSON answered, or the raw text for 'malformed'/'html'/'reset' faults, null for 'drop' */
+	response: unknown;
+	at: number;
+}
+
+export type FaultKind = 'status' | 'delay' | 'drop' | 'reset' | 'malformed' | 'html';
+
+export interface FaultSpec {
+	kind: FaultKind;
+	/** number of matching calls to affect, default 1 */
+	count?: number;
+	/** only calls of this method (case-insensitive) */
+	method?: string;
+	/** 'status': HTTP status / error_code, default 500 */
+	status?: number;
+	/** 'status': parameters.retry_after; defaults to 1 for 429 */
+	retryAfter?: number;
+	/** 'status': description, default a Telegram-like text for the status */
+	description?: string;
+	/** 'delay': wait before answering normally, default 1000 */
+	delayMs?: number;
+	/**
+	 * Extension: for 'status', 'drop', 'reset', 'malformed' and 'html', also execute the method (side effects
+	 * happen, e.g. the message is sent) before the broken answer. Default false: the method is not executed.
+	 */
+	execute?: boolean;
+}
+
+export interface WebhookView {
+	url: string;
+	secretToken?: string;
+	maxConnections: number;
+	allowedUpdates?: string[];
+	pendingUpdateCount: number;
+	lastError: null | { date: number; message: string };
+}
+
+export interface Emulator {
+	readonly baseUrl: string;
+	readonly demo: DemoData;
+	/** every Bot API call received, in arrival order (not control-API calls) */
+	readonly calls: RecordedCall[];
+	callsTo(method: string): RecordedCall[];
+	addBot(opts: { token: string; name?: string; username?: string }): { botId: string };
+	addChat(opts: {
+		type: ChatType;
+		title?: string;
+		username?: string;
+		description?: string;
+		members: Array<{ userId: string; status: MemberStatus }>;
+	}): { chatId: string };
+	addUser(opts: { firstName: string; username?: string; isBot?: boolean }): { userId: string };
+	/** extension: registers a media file; returns its UUID */
+	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string }): { mediaId: string };
+	/** extension: sets (or adds) a member's status */
+	setMember(opts: { chatId: string; userId: string; status: MemberStatus }): void;
+	userSends(opts: { chatId: string; userId: string; text: string; botToken?: string; replyToMessageId?: number }): Promise<Update>;
+	userClicks(opts: { chatId: string; userId: string; messageId: number; data: string; botToken?: string }): Promise<Update>;
+	history(chatId: string): StoredMessage[];
+	webhookOf(token?: string): WebhookView | null;
+	/** extension: undelivered updates of a bot (default demo bot) */
+	pendingUpdates(token?: string): Update[];
+	/** extension: answerCallbackQuery answers received, in order */
+	callbackAnswers(): CallbackAnswer[];
+	/** extension: sendChatAction calls that succeeded */
+	chatActions(): ChatActionRecord[];
+	injectFault(f: FaultSpec): void;
+	clearFaults(): void;
+	/** resolves when no webhook push is running or due (rejects after timeoutMs, default 15000) */
+	idle(timeoutMs?: number): Promise<void>;
+	reset(): void;
+	close(): Promise<void>;
+}
+
+interface ActiveFault extends FaultSpec {
+	remaining: number;
+}
+
+const HTML_502 =
+	'<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
+const MAX_BODY = 20 * 1024 * 1024;
+
+function defaultDescription(status: number, retryAfter?: number): string {
+	if (status === 429) return `Too Many Requests: retry after ${retryAfter ?? 1}`;
+	if (status === 400) return 'Bad Request';
+	if (status === 401) return 'Unauthorized';
+	if (status === 403) return 'Forbidden';
+	if (status === 404) return 'Not Found';
+	if (status === 409) return 'Conflict';
+	return STATUS_CODES[status] ?? 'Error';
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		req.on('data', (c: Buffer) => {
+			size += c.length;
+			if (size > MAX_BODY) {
+				reject(new ApiError(413, 'Request Entity Too Large'));
+				req.destroy();
+				return;
+			}
+			chunks.push(c);
+		});
+		req.on('end', () => resolve(Buffer.concat(chunks)));
+		req.on('error', reject);
+	});
+}
+
+function formToObject(s: string): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const [k, v] of new URLSearchParams(s)) out[k] = v;
+	return out;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+	if (res.headersSent || res.destroyed) return;
+	const text = JSON.stringify(body);
+	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+	res.end(text);
+}
+
+function decodeSegment(s: string): string {
+	try {
+		return decodeURIComponent(s);
+	} catch {
+		return s;
+	}
+}
+
+class EmulatorImpl implements Emulator {
+	readonly world = new World();
+	readonly calls: RecordedCall[] = [];
+	private faults: ActiveFault[] = [];
+	private seq = 0;
+	private readonly handlers = buildHandlers();
+	private readonly methodNames = new Map<string, string>();
+	readonly pusher: WebhookPusher;
+	private server!: Server;
+	baseUrl = '';
+
+	constructor(private readonly options: EmulatorOptions) {
+		for (const name of Object.keys(this.handlers)) this.methodNames.set(name.toLowerCase(), name);
+		this.pusher = new WebhookPusher(this.world, options.webhookRetryBaseMs ?? 500, options.webhookMaxAttempts ?? 5, options.webhookTimeoutMs ?? 10_000);
+		this.world.onQueued = (bot) => {
+			if (bot.webhook) this.pusher.kick(bot);
+			else bot.poller?.wake('update');
+		};
+	}
+
+	get demo(): DemoData {
+		return clone(this.world.demo);
+	}
+
+	async listen(): Promise<void> {
+		this.server = createServer((req, res) => {
+			this.handle(req, res).catch((err: unknown) => {
+				process.stderr.write(`[emulator] internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+				sendJson(res, 500, { ok: false, error_code: 500, description: 'Internal Server Error' });
+			});
+		});
+		const host = this.options.host ?? '127.0.0.1';
+		await new Promise<void>((resolve, reject) => {
+			this.server.once('error', reject);
+			this.server.listen(this.options.port ?? 0, host, () => {
+				this.server.off('error', reject);
+				resolve();
+			});
+		});
+		const addr = this.server.address() as AddressInfo;
+		this.baseUrl = `http://${host}:${addr.port}`;
+	}
+
+	// ---------- HTTP ----------
+
+	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const rawUrl = req.url ?? '/';
+		const q = rawUrl.indexOf('?');
+		const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
+		const query = q < 0 ? '' : rawUrl.slice(q + 1);
+		if (path === '/_emulator' || path.startsWith('/_emulator/')) {
+			await this.handleControl(req, res, path.slice('/_emulator'.length), query);
+			return;
+		}
+		if (!path.startsWith('/bot')) {
+			await readBody(req).catch(() => Buffer.alloc(0));
+			sendJson(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
+			return;
+		}
+		const rest = path.slice(4);
+		const slash = rest.indexOf('/');
+		const token = decodeSegment(slash < 0 ? rest : rest.slice(0, slash));
+		const rawMethod = decodeSegment(slash < 0 ? '' : rest.slice(slash + 1)).replace(/\/+$/, '');
+		const method = this.methodNames.get(rawMethod.toLowerCase()) ?? rawMethod;
+		const httpMethod = (req.method ?? 'GET').toUpperCase();
+
+		let raw: Buffer;
+		try {
+			raw = await readBody(req);
+		} catch (err) {
+			if (err instanceof ApiError) sendJson(res, err.code, { ok: false, error_code: err.code, description: err.description });
+			return;
+		}
+		let body: Record<string, unknown> = {};
+		let source: ParamSource = 'json';
+		let bodyError: ApiError | null = null;
+		if (httpMethod === 'GET' || raw.length === 0) {
+			body = formToObject(query);
+			source = 'form';
+		} else {
+			const ctype = (req.headers['content-type'] ?? '').toLowerCase();
+			if (ctype.startsWith('application/x-www-form-urlencoded')) {
+				body = formToObject(raw.toString('utf8'));
+				source = 'form';
+			} else if (ctype.startsWith('multipart/form-data')) {
+				bodyError = new ApiError(400, 'Bad Request: multipart/form-data is not supported; send a JSON object');
+			} else {
+				try {
+					const parsed: unknown = JSON.parse(raw.toString('utf8'));
+					if (!isRecord(parsed)) bodyError = new ApiError(400, 'Bad Request: the request body must be a JSON object');
+					else body = parsed;
+				} catch {
+					bodyError = new ApiError(400, "Bad Request: can't parse JSON request body");
+				}
+			}
+		}
+
+		this.seq += 1;
+		const call: RecordedCall = { seq: this.seq, token, method, httpMethod, body, status: 0, response: null, at: Date.now() };
+		this.calls.push(call);
+		const answer = (status: number, payload: unknown): void => {
+			if (res.destroyed) return; // the client went away: nobody got an answer (status stays 0)
+			call.status = status;
+			call.response = payload;
+			sendJson(res, status, payload);
+		};
+
+		const fault = this.takeFault(method);
+		if (fault && fault.kind === 'delay') await sleep(fault.delayMs ?? 1000);
+		const broken = fault && fault.kind !== 'delay' ? fault : undefined;
+
+		let status: number;
+		let payload: unknown;
+		if (broken && !broken.execute) {
+			status = 200;
+			payload = { ok: true, result: true };
+		} else {
+			const ac = new AbortController();
+			res.on('close', () => {
+				if (!res.writableFinished) ac.abort();
+			});
+			[status, payload] = await this.execute(token, method, rawMethod, httpMethod, body, source, bodyError, ac.signal);
+		}
+		if (!broken) {
+			answer(status, payload);
+			return;
+		}
+		this.applyFault(broken, call, res, status, payload);
+	}
+
+	private async execute(
+		token: string,
+		method: string,
+		rawMethod: string,
+		httpMethod: string,
+		body: Record<string, unknown>,
+		source: ParamSource,
+		bodyError: ApiError | null,
+		signal: AbortSignal,
+	): Promise<[number, unknown]> {
+		const err = (e: ApiError): [number, unknown] => {
+			const out: Record<string, unknown> = { ok: false, error_code: e.code, description: e.description };
+			if (e.retryAfter !== undefined) out.parameters = { retry_after: e.retryAfter };
+			return [e.code, out];
+		};
+		const bot = this.world.bots.get(token);
+		if (!bot) return err(new ApiError(401, 'Unauthorized'));
+		const handler = this.handlers[method];
+		if (!handler || rawMethod === '') return err(new ApiError(404, 'Not Found: method not found'));
+		if (httpMethod !== 'POST' && !(httpMethod === 'GET' && GET_METHODS.has(method))) {
+			return err(new ApiError(405, `Method Not Allowed: ${method} must be called with POST${GET_METHODS.has(method) ? ' or GET' : ''}`));
+		}
+		if (bodyError) return err(bodyError);
+		try {
+			const result = await handler({
+				world: this.world,
+				pusher: this.pusher,
+				bot,
+				params: new Params(body, source),
+				allowLocalWebhooks: this.options.allowLocalWebhooks === true,
+				longPollMaxMs: this.options.longPollMaxMs,
+				signal,
+			});
+			if (result instanceof Described) return [200, { ok: true, result: result.result, description: result.description }];
+			return [200, { ok: true, result }];
+		} catch (e) {
+			if (e instanceof ApiError) return err(e);
+			throw e;
+		}
+	}
+
+	private takeFault(method: string): ActiveFault | undefined {
+		const f = this.faults.find((x) => x.remaining > 0 && (x.method === undefined || x.method.toLowerCase() === method.toLowerCase()));
+		if (!f) return undefined;
+		f.remaining -= 1;
+		this.faults = this.faults.filter((x) => x.remaining > 0);
+		return f;
+	}
+
+	private applyFault(f: ActiveFault, call: RecordedCall, res: ServerResponse, status: number, payload: unknown): void {
+		const text = JSON.stringify(payload);
+		switch (f.kind) {
+			case 'status': {
+				const code = f.status ?? 500;
+				const retryAfter = f.retryAfter ?? (code === 429 ? 1 : undefined);
+				const out: Record<string, unknown> = { ok: false, error_code: code, description: f.description ?? defaultDescription(code, retryAfter) };
+				if (retryAfter !== undefined) out.parameters = { retry_after: retryAfter };
+				call.status = code;
+				call.response = out;
+				sendJson(res, code, out);
+				return;
+			}
+			case 'drop':
+				call.status = 0;
+				call.response = null;
+				res.socket?.destroy();
+				return;
+			case 'reset': {
+				const partial = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+				call.status = status;
+				call.response = partial;
+				res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+				res.write(partial, () => res.socket?.destroy());
+				return;
+			}
+			case 'malformed': {
+				const broken = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+				call.status = 200;
+				call.response = broken;
+				res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(broken) });
+				res.end(broken);
+				return;
+			}
+			case 'html':
+				call.status = 502;
+				call.response = HTML_502;
+				res.writeHead(502, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(HTML_502) });
+				res.end(HTML_502);
+				return;
+			default:
+				sendJson(res, status, payload);
+		}
+	}
+
+	// ---------- control API ----------
+
+	private async handleControl(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
+		const httpMethod = (req.method ?? 'GET').toUpperCase();
+		const params = new URLSearchParams(query);
+		let body: Record<string, unknown> = {};
+		const raw = await readBody(req).catch(() => Buffer.alloc(0));
+		if (raw.length > 0) {
+			try {
+				const parsed: unknown = JSON.parse(raw.toString('utf8'));
+				if (!isRecord(parsed)) throw new Error('not an object');
+				body = parsed;
+			} catch {
+				sendJson(res, 400, { error: 'the body must be a JSON object' });
+				return;
+			}
+		}
+		const parts = path.split('/').filter((s) => s !== '').map(decodeSegment);
+		const route = `${httpMethod} /${parts.map((p, i) => (parts[0] === 'chats' && i === 1 ? ':id' : p)).join('/')}`;
+		const str = (k: string): string | undefined => (typeof body[k] === 'string' ? (body[k] as string) : undefined);
+		try {
+			let out: unknown;
+			switch (route) {
+				case 'GET /demo':
+					out = this.demo;
+					break;
+				case 'POST /bots':
+					out = this.addBot({ token: str('token') ?? '', name: str('name'), username: str('username') });
+					break;
+				case 'POST /users':
+					out = this.addUser({ firstName: str('firstName') ?? '', username: str('username'), isBot: body.isBot === true });
+					break;
+				case 'POST /chats':
+					out = this.addChat(body as unknown as Parameters<Emulator['addChat']>[0]);
+					break;
+				case 'POST /chats/:id/members':
+					this.setMember({ chatId: parts[1], userId: str('userId') ?? '', status: str('status') as MemberStatus });
+					out = { ok: true };
+					break;
+				case 'GET /chats/:id/history':
+					out = this.history(parts[1]);
+					break;
+				case 'POST /media':
+					out = this.addMedia({ kind: str('kind') as MediaKind, fileName: str('fileName'), mimeType: str('mimeType') });
+					break;
+				case 'POST /messages':
+					out = await this.userSends(body as unknown as Parameters<Emulator['userSends']>[0]);
+					break;
+				case 'POST /clicks':
+					out = await this.userClicks(body as unknown as Parameters<Emulator['userClicks']>[0]);
+					break;
+				case 'GET /calls': {
+					const m = params.get('method');
+					out = m ? this.callsTo(m) : this.calls;
+					break;
+				}
+				case 'DELETE /calls':
+					this.calls.length = 0;
+					out = { ok: true };
+					break;
+				case 'GET /webhook':
+					out = this.webhookOf(params.get('token') ?? undefined);
+					break;
+				case 'GET /updates':
+					out = this.pendingUpdates(params.get('token') ?? undefined);
+					break;
+				case 'GET /callback-answers':
+					out = this.callbackAnswers();
+					break;
+				case 'GET /chat-actions':
+					out = this.chatActions();
+					break;
+				case 'POST /faults':
+					this.injectFault(body as unknown as FaultSpec);
+					out = { ok: true };
+					break;
+				case 'DELETE /faults':
+					this.clearFaults();
+					out = { ok: true };
+					break;
+				case 'GET /idle':
+					await this.idle(Number(params.get('timeoutMs') ?? 15000));
+					out = { idle: true };
+					break;
+				case 'POST /reset':
+					this.reset();
+					out = { ok: true };
+					break;
+				default:
+					sendJson(res, 404, { error: `no control route ${route}` });
+					return;
+			}
+			sendJson(res, 200, out ?? null);
+		} catch (e) {
+			if (e instanceof ControlError) sendJson(res, e.status, { error: e.message });
+			else if (e instanceof Error) sendJson(res, 400, { error: e.message });
+			else throw e;
+		}
+	}
+
+	// ---------- in-process API ----------
+
+	callsTo(method: string): RecordedCall[] {
+		const m = method.toLowerCase();
+		return this.calls.filter((c) => c.method.toLowerCase() === m);
+	}
+
+	addBot(opts: { token: string; name?: string; username?: string }): { botId: string } {
+		return this.world.addBot(opts);
+	}
+
+	addChat(opts: Parameters<Emulator['addChat']>[0]): { chatId: string } {
+		return this.world.addChat(opts);
+	}
+
+	addUser(opts: { firstName: string; username?: string; isBot?: boolean }): { userId: string } {
+		return this.world.addUser(opts);
+	}
+
+	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string }): { mediaId: string } {
+		return this.world.addMedia(opts);
+	}
+
+	setMember(opts: { chatId: string; userId: string; status: MemberStatus }): void {
+		const chat = this.world.resolveChat(opts.chatId);
+		if (!chat) throw new ControlError(`unknown chat ${opts.chatId}`, 404);
+		this.world.setMember(chat.id, opts.userId, opts.status);
+	}
+
+	async userSends(opts: Parameters<Emulator['userSends']>[0]): Promise<Update> {
+		return this.world.userSends(opts);
+	}
+
+	async userClicks(opts: Parameters<Emulator['userClicks']>[0]): Promise<Update> {
+		return this.world.userClicks(opts);
+	}
+
+	history(chatId: string): StoredMessage[] {
+		return this.world.history(chatId);
+	}
+
+	private botOf(token?: string): BotRecord {
+		const bot = this.world.bots.get(token ?? this.world.demo.token);
+		if (!bot) throw new ControlError('unknown bot token', 404);
+		return bot;
+	}
+
+	webhookOf(token?: string): WebhookView | null {
+		const bot = this.botOf(token);
+		const hook = bot.webhook;
+		if (!hook) return null;
+		const out: WebhookView = {
+			url: hook.url,
+			maxConnections: hook.maxConnections,
+			pendingUpdateCount: bot.pending.length,
+			lastError: hook.lastError ? { ...hook.lastError } : null,
+		};
+		if (hook.secretToken !== undefined) out.secretToken = hook.secretToken;
+		if (hook.allowedUpdates !== undefined && hook.allowedUpdates.length > 0) out.allowedUpdates = [...hook.allowedUpdates];
+		return out;
+	}
+
+	pendingUpdates(token?: string): Update[] {
+		return clone(this.botOf(token).pending);
+	}
+
+	callbackAnswers(): CallbackAnswer[] {
+		const out: CallbackAnswer[] = [];
+		for (const cb of this.world.callbacks.values()) if (cb.answer) out.push({ ...cb.answer });
+		return out.sort((a, b) => a.at - b.at);
+	}
+
+	chatActions(): ChatActionRecord[] {
+		return this.world.chatActions.map((a) => ({ ...a }));
+	}
+
+	injectFault(f: FaultSpec): void {
+		const kinds: FaultKind[] = ['status', 'delay', 'drop', 'reset', 'malformed', 'html'];
+		if (!isRecord(f) || !kinds.includes(f.kind)) throw new ControlError(`fault kind must be one of ${kinds.join(', ')}`);
+		const count = f.count ?? 1;
+		if (!Number.isInteger(count) || count < 1) throw new ControlError('count must be a positive integer');
+		if (f.kind === 'status' && f.status !== undefined && (!Number.isInteger(f.status) || f.status < 100 || f.status > 599)) {
+			throw new ControlError('status must be an HTTP status code');
+		}
+		this.faults.push({ ...f, remaining: count });
+	}
+
+	clearFaults(): void {
+		this.faults = [];
+	}
+
+	async idle(timeoutMs = 15_000): Promise<void> {
+		const until = Date.now() + timeoutMs;
+		while (!this.pusher.isIdle()) {
+			if (Date.now() > until) throw new Error(`emulator: webhook pushes still busy after ${timeoutMs} ms`);
+			await sleep(5);
+		}
+	}
+
+	reset(): void {
+		this.world.reset();
+		this.calls.length = 0;
+		this.faults = [];
+		this.seq = 0;
+		this.pusher.wakeSleepers();
+	}
+
+	async close(): Promise<void> {
+		for (const bot of this.world.bots.values()) bot.poller?.wake('closed');
+		await this.pusher.close();
+		await new Promise<void>((resolve) => {
+			this.server.close(() => resolve());
+			this.server.closeAllConnections();
+		});
+	}
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+	const emu = new EmulatorImpl(options);
+	await emu.listen();
+	return emu;
+}

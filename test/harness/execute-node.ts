@@ -1,0 +1,153 @@
+/**
+ * `executeNode`: runs the node under test for real, through n8n-core's `WorkflowExecute`, in a
+ * two-node workflow `Start -> <node under test>`, as a manual execution.
+ *
+ * The Start node is a webhook-style trigger: like n8n's Webhook node in an execution started by a
+ * webhook call, it outputs exactly the items it is given (WorkflowExecute passes the input of a node
+ * that only has `webhook()` straight through). So the node under test sees `items` as its input,
+ * with real `ExecuteContext`, parameter resolution, credentials, HTTP helpers and error handling.
+ */
+import { WorkflowExecute } from 'n8n-core';
+import type {
+	ExecutionError,
+	IConnections,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	INodeTypeDescription,
+	IRun,
+	IVersionedNodeType,
+	IWebhookResponseData,
+	IWorkflowBase,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
+
+import { captureErrorReports } from './error-reports';
+import { createAdditionalData, nextExecutionId } from './additional-data';
+import type { TestCredentials } from './credentials-helper';
+import { latestVersion, TestNodeTypes } from './node-types';
+
+export const START_NODE_NAME = 'Start';
+
+export const TEST_CREDENTIAL_REF = { id: 'test-credential', name: 'Service Bot account' };
+
+/** Stands in for a webhook trigger: its output is whatever the execution is started with. */
+class HarnessStart implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Harness Start',
+		name: 'harnessStart',
+		group: ['trigger'],
+		version: 1,
+		description: 'Emits the test items',
+		defaults: { name: START_NODE_NAME },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
+
+	async webhook(): Promise<IWebhookResponseData> {
+		return {};
+	}
+}
+
+const harnessStart = new HarnessStart();
+
+export interface ExecuteNodeOptions {
+	nodeType: INodeType | IVersionedNodeType;
+	parameters: INodeParameters;
+	/** Input items' json; default `[{}]`. */
+	items?: IDataObject[];
+	credentials: TestCredentials;
+	/** The node setting "On Error: Continue" (`onError: 'continueRegularOutput'`). */
+	continueOnFail?: boolean;
+	typeVersion?: number;
+	/** Name of the node under test; default its `defaults.name`. */
+	nodeName?: string;
+}
+
+export interface ExecuteNodeResult {
+	/** The node's first output. */
+	output: INodeExecutionData[];
+	/** The node's error when it failed (also set on the execution when not continuing on fail). */
+	error?: ExecutionError;
+	run: IRun;
+}
+
+export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteNodeResult> {
+	captureErrorReports();
+	const nodeTypes = new TestNodeTypes();
+	const startType = nodeTypes.add(harnessStart);
+	const testedType = nodeTypes.add(options.nodeType);
+	const typeVersion = options.typeVersion ?? latestVersion(options.nodeType);
+	const description = nodeTypes.getByNameAndVersion(testedType, typeVersion).description;
+	const nodeName = options.nodeName ?? description.defaults.name ?? description.displayName;
+
+	const startNode: INode = {
+		id: 'start',
+		name: START_NODE_NAME,
+		type: startType,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+	const testedNode: INode = {
+		id: 'node-under-test',
+		name: nodeName,
+		type: testedType,
+		typeVersion,
+		position: [220, 0],
+		parameters: options.parameters,
+		credentials: { serviceBotApi: TEST_CREDENTIAL_REF },
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+	const connections: IConnections = {
+		[START_NODE_NAME]: { main: [[{ node: nodeName, type: NodeConnectionTypes.Main, index: 0 }]] },
+	};
+	const workflowData: IWorkflowBase = {
+		id: 'harness-workflow',
+		name: 'Harness workflow',
+		active: false,
+		isArchived: false,
+		activeVersionId: null,
+		createdAt: new Date(0),
+		updatedAt: new Date(0),
+		nodes: [startNode, testedNode],
+		connections,
+		settings: { executionOrder: 'v1' },
+	};
+	const workflow = new Workflow({
+		id: workflowData.id,
+		name: workflowData.name,
+		nodes: workflowData.nodes,
+		connections,
+		active: false,
+		nodeTypes,
+		settings: workflowData.settings,
+	});
+
+	const executionId = nextExecutionId();
+	const additionalData = createAdditionalData({
+		credentials: options.credentials,
+		executionId,
+		hooks: { mode: 'manual', workflowData },
+	});
+	const items = (options.items ?? [{}]).map((json): INodeExecutionData => ({ json }));
+
+	const run = await new WorkflowExecute(additionalData, 'manual').run({
+		workflow,
+		startNode: workflow.getNode(START_NODE_NAME) ?? undefined,
+		triggerToStartFrom: {
+			name: START_NODE_NAME,
+			data: { startTime: Date.now(), executionTime: 0, executionIndex: 0, source: [], data: { main: [items] } },
+		},
+	});
+
+	const task = run.data.resultData.runData[nodeName]?.[0];
+	return {
+		output: task?.data?.main?.[0] ?? [],
+		error: task?.error ?? run.data.resultData.error,
+		run,
+	};
+}

@@ -1,0 +1,21 @@
+/**
+ * In-process n8n test harness: runs this package's nodes through n8n-core's real `WorkflowExecute`,
+ * `HookContext` and `WebhookContext`, with the real credential class applied to every request.
+ */
+export { createAdditionalData } from './additional-data';
+export { applyAuthentication, TestCredentialsHelper, type TestCredentials } from './credentials-helper';
+export { captureErrorReports, errorReports } from './error-reports';
+export { testCredential } from './credential-tester';
+export { executeNode, START_NODE_NAME, type ExecuteNodeOptions, type ExecuteNodeResult } from './execute-node';
+export { PACKAGE_NAME, TestNodeTypes } from './node-types';
+export {
+	createTriggerHarness,
+	freePort,
+	startWebhookServer,
+	type HookMode,
+	type TriggerHarness,
+	type TriggerHarnessOptions,
+	type WebhookReceipt,
+	type WebhookRequest,
+	type WebhookServer,
+} from './trigger-harness';

@@ -1,0 +1,76 @@
+/** Shared helpers of the Service Bot action node tests (not a test file itself). */
+import type { IDataObject, INodeExecutionData, INodeParameterResourceLocator, INodeParameters } from 'n8n-workflow';
+
+import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
+import { startEmulator } from '../emulator';
+import type { DemoData, Emulator } from '../emulator';
+import { executeNode } from '../harness';
+import type { ExecuteNodeResult } from '../harness';
+
+export const nodeType = new ServiceBot();
+
+export interface Ctx {
+	emu: Emulator;
+	d: DemoData;
+}
+
+/** Starts one emulator for the file and resets it before each test. */
+export function useEmulator(): Ctx {
+	const ctx = {} as Ctx;
+	beforeAll(async () => {
+		ctx.emu = await startEmulator({ allowLocalWebhooks: true });
+	});
+	afterAll(async () => {
+		await ctx.emu.close();
+	});
+	beforeEach(() => {
+		ctx.emu.reset();
+		ctx.d = ctx.emu.demo;
+	});
+	return ctx;
+}
+
+/** A chat field (resource locator) in ID mode. */
+export const byId = (value: string): INodeParameterResourceLocator => ({ __rl: true, mode: 'id', value });
+/** A chat field in Username mode. */
+export const byUsername = (value: string): INodeParameterResourceLocator => ({ __rl: true, mode: 'username', value });
+
+export interface RunOptions {
+	items?: IDataObject[];
+	continueOnFail?: boolean;
+	token?: string;
+}
+
+/** Runs the node once through n8n-core's WorkflowExecute against the emulator. */
+export async function run(ctx: Ctx, parameters: INodeParameters, options: RunOptions = {}): Promise<ExecuteNodeResult> {
+	return await executeNode({
+		nodeType,
+		parameters,
+		items: options.items,
+		credentials: { accessToken: options.token ?? ctx.d.token, baseUrl: ctx.emu.baseUrl },
+		continueOnFail: options.continueOnFail,
+	});
+}
+
+/** Runs and expects success; returns the output. */
+export async function runOk(ctx: Ctx, parameters: INodeParameters, options: RunOptions = {}): Promise<INodeExecutionData[]> {
+	const result = await run(ctx, parameters, options);
+	if (result.error) throw new Error(`node failed: ${result.error.message} ${result.error.description ?? ''}`);
+	return result.output;
+}
+
+export const jsonOf = (output: INodeExecutionData[]): IDataObject[] => output.map((item) => item.json);
+export const pairingOf = (output: INodeExecutionData[]): unknown[] =>
+	output.map((item) => (item.pairedItem as { item: number } | undefined)?.item);
+
+/** Sends a message straight to the emulator (setup for edit/delete/pin tests). */
+export async function seedMessage(ctx: Ctx, chatId: string, body: IDataObject = {}): Promise<IDataObject> {
+	const response = await fetch(`${ctx.emu.baseUrl}/bot${ctx.d.token}/${body.photo ? 'sendPhoto' : 'sendMessage'}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ chat_id: chatId, ...(body.photo ? {} : { text: 'seed' }), ...body }),
+	});
+	const envelope = (await response.json()) as { ok: boolean; result: IDataObject };
+	if (!envelope.ok) throw new Error(`seed failed: ${JSON.stringify(envelope)}`);
+	return envelope.result;
+}

@@ -1,0 +1,161 @@
+/** Shared set-up for the Service Bot Trigger tests (not a test file itself). */
+import { HookContext, WebhookContext } from 'n8n-core';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { ServiceBotTrigger } from '../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
+import { startEmulator, type Emulator } from '../emulator';
+import {
+	createTriggerHarness,
+	freePort,
+	startWebhookServer,
+	type TriggerHarness,
+	type TriggerHarnessOptions,
+	type WebhookServer,
+} from '../harness';
+
+export const SECRET_HEADER = 'X-Service-Bot-Api-Secret-Token';
+export const SECRET_PATTERN = /^[A-Za-z0-9_-]{32,256}$/;
+
+export async function startTestEmulator(): Promise<Emulator> {
+	return await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 5 });
+}
+
+export interface HarnessOptions {
+	parameters?: INodeParameters;
+	token?: string;
+	workflowId?: string;
+	webhookId?: string;
+	nodeId?: string;
+	staticData?: IDataObject;
+	/** n8n's webhook base; default a loopback URL on a free port, so a webhook server can listen there. */
+	webhookBaseUrl?: string;
+}
+
+export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): Promise<TriggerHarness> {
+	const harnessOptions: TriggerHarnessOptions = {
+		nodeType: new ServiceBotTrigger(),
+		parameters: options.parameters ?? { updates: ['*'], options: {} },
+		credentials: { accessToken: options.token ?? emu.demo.token, baseUrl: emu.baseUrl },
+		webhookBaseUrl: options.webhookBaseUrl ?? `http://127.0.0.1:${await freePort()}/`,
+		workflowId: options.workflowId,
+		webhookId: options.webhookId,
+		nodeId: options.nodeId,
+		staticData: options.staticData,
+	};
+	return createTriggerHarness(harnessOptions);
+}
+
+export interface LiveTrigger {
+	harness: TriggerHarness;
+	server: WebhookServer;
+	/** The secret the emulator holds for the bot's webhook after activation. */
+	secret: string;
+	/** The JSON of every item the trigger emitted, in order. */
+	emitted(): IDataObject[];
+	close(): Promise<void>;
+}
+
+/** A trigger activated against the emulator, with a real HTTP server the emulator pushes to. */
+export async function liveTrigger(emu: Emulator, options: HarnessOptions = {}): Promise<LiveTrigger> {
+	const harness = await makeHarness(emu, options);
+	const server = await startWebhookServer(harness);
+	await harness.activate();
+	const hook = emu.webhookOf(options.token);
+	if (!hook?.secretToken) throw new Error('activation did not set a webhook secret');
+	return {
+		harness,
+		server,
+		secret: hook.secretToken,
+		emitted: () => server.executions.flatMap((run: INodeExecutionData[][]) => run[0].map((item) => item.json)),
+		close: async () => await server.close(),
+	};
+}
+
+export interface Envelope<T> {
+	ok: boolean;
+	result?: T;
+	description?: string;
+}
+
+/** Calls the emulator's Bot API directly, as another system (or the user) would. */
+export async function api<T = unknown>(
+	emu: Emulator,
+	method: string,
+	body: Record<string, unknown> = {},
+	token: string = emu.demo.token,
+): Promise<Envelope<T>> {
+	const response = await fetch(`${emu.baseUrl}/bot${token}/${method}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	return (await response.json()) as Envelope<T>;
+}
+
+/** The bot sends a message with one inline button into a chat; returns its message_id. */
+export async function sendButton(emu: Emulator, chatId: string, data: string): Promise<number> {
+	const sent = await api<{ message_id: number }>(emu, 'sendMessage', {
+		chat_id: chatId,
+		text: 'Choose',
+		reply_markup: { inline_keyboard: [[{ text: 'Press', callback_data: data }]] },
+	});
+	if (!sent.ok || !sent.result) throw new Error(`sendMessage failed: ${sent.description ?? ''}`);
+	return sent.result.message_id;
+}
+
+/** A minimal well-formed message update (for cases the emulator cannot produce). */
+export function messageUpdate(updateId: number, chatId: string, userId: string, text = 'hello'): IDataObject {
+	return {
+		update_id: updateId,
+		message: {
+			message_id: updateId,
+			date: 1_700_000_000,
+			chat: { id: chatId, type: 'private' },
+			from: { id: userId, is_bot: false, first_name: 'Test' },
+			text,
+		},
+	};
+}
+
+/** The same string with its last character changed: same length, different secret. */
+export function tweakLastChar(secret: string): string {
+	const last = secret.slice(-1);
+	return `${secret.slice(0, -1)}${last === 'A' ? 'B' : 'A'}`;
+}
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+export interface LogSpy {
+	/** Messages logged at a level since the spy was installed. */
+	messages(level: LogLevel): string[];
+	restore(): void;
+}
+
+/**
+ * Captures (and silences) what nodes log through `this.logger`. n8n-core resolves that getter from
+ * its own DI container; the getter of the two context classes the trigger runs in is replaced here.
+ */
+export function spyOnLogger(): LogSpy {
+	const logged: Record<LogLevel, string[]> = { error: [], warn: [], info: [], debug: [] };
+	const record =
+		(level: LogLevel) =>
+		(message: string): void => {
+			logged[level].push(String(message));
+		};
+	const standIn = {
+		error: record('error'),
+		warn: record('warn'),
+		info: record('info'),
+		debug: record('debug'),
+	} as unknown as HookContext['logger'];
+	const spies = [
+		jest.spyOn(HookContext.prototype, 'logger', 'get').mockReturnValue(standIn),
+		jest.spyOn(WebhookContext.prototype, 'logger', 'get').mockReturnValue(standIn),
+	];
+	return {
+		messages: (level) => [...logged[level]],
+		restore: () => {
+			for (const spy of spies) spy.mockRestore();
+		},
+	};
+}

@@ -1,0 +1,336 @@
+/**
+ * nodes/shared/transport.ts through real n8n contexts: every call goes through n8n-core's
+ * WorkflowExecute, ExecuteContext, httpRequestWithAuthentication (with the real credential class) and
+ * n8n's outbound HTTP client, against the service emulator.
+ */
+import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { inspect } from 'node:util';
+
+import { startEmulator, type Emulator } from './emulator';
+import { errorReports, executeNode, type ExecuteNodeResult } from './harness';
+import { MethodCaller } from './harness/test-nodes';
+
+/** Regex metacharacters and URL-special characters: redaction and URL building must treat it literally. */
+const TOKEN = '123:a.b*c+d?e(f)[g]{h}|i^j$k';
+/** For the 401 case: a wrong token of the same kind, which must not leak either. */
+const WRONG_TOKEN = '456:z.y*x+w?v(u)[t]{s}|r^q$p';
+const FAST_RETRY = { backoffBaseMs: 20 };
+
+let emulator: Emulator;
+let chatId: string;
+
+beforeAll(async () => {
+	emulator = await startEmulator();
+	const { botId } = emulator.addBot({ token: TOKEN, name: 'Meta Bot' });
+	({ chatId } = emulator.addChat({
+		type: 'group',
+		title: 'Transport tests',
+		members: [{ userId: botId, status: 'administrator' }],
+	}));
+});
+
+afterAll(async () => {
+	await emulator.close();
+});
+
+beforeEach(() => {
+	emulator.clearFaults();
+	emulator.calls.length = 0;
+	MethodCaller.thrown.length = 0;
+	errorReports.length = 0;
+});
+
+interface CallOptions {
+	body?: IDataObject;
+	timeoutMs?: number;
+	retry?: IDataObject;
+	accessToken?: string;
+	baseUrl?: string;
+	continueOnFail?: boolean;
+}
+
+async function call(method: string, options: CallOptions = {}): Promise<ExecuteNodeResult> {
+	return await executeNode({
+		nodeType: new MethodCaller(),
+		parameters: {
+			method,
+			body: JSON.stringify(options.body ?? {}),
+			timeoutMs: options.timeoutMs ?? 0,
+			retry: JSON.stringify({ ...FAST_RETRY, ...options.retry }),
+		},
+		credentials: { accessToken: options.accessToken ?? TOKEN, baseUrl: options.baseUrl ?? emulator.baseUrl },
+		continueOnFail: options.continueOnFail,
+	});
+}
+
+function thrownError(): NodeApiError {
+	expect(MethodCaller.thrown).toHaveLength(1);
+	const [error] = MethodCaller.thrown;
+	expect(error).toBeInstanceOf(NodeApiError);
+	return error as NodeApiError;
+}
+
+/**
+ * Every form a token can take in a text: raw, URL-encoded (both ways), the secret part after the bot id,
+ * and the secret's start (what is left in a URL cut at a '?').
+ */
+function tokenForms(token: string): string[] {
+	const secret = token.slice(token.indexOf(':') + 1);
+	const start = secret.slice(0, 7);
+	return [...new Set([token, encodeURIComponent(token), encodeURI(token), secret, encodeURIComponent(secret), start, encodeURIComponent(start)])];
+}
+
+function safeJson(value: unknown): string {
+	const seen = new WeakSet<object>();
+	const text = JSON.stringify(value, (_key, inner: unknown) => {
+		if (inner && typeof inner === 'object') {
+			if (seen.has(inner)) return '[circular]';
+			seen.add(inner);
+		}
+		return typeof inner === 'bigint' ? String(inner) : inner;
+	}) as string | undefined;
+	return text ?? String(value);
+}
+
+/** Every text that can be read off an error: fields, stack, JSON, context, and its whole cause chain. */
+function errorTexts(error: unknown, depth = 0): string[] {
+	if (error === null || error === undefined || depth > 6) return [];
+	if (typeof error !== 'object') return [String(error)];
+	const record = error as Record<string, unknown>;
+	const texts = [
+		String(record.message ?? ''),
+		String(record.description ?? ''),
+		String(record.stack ?? ''),
+		safeJson(error),
+		safeJson(record.context),
+		inspect(error, { depth: 8, showHidden: true }),
+	];
+	for (const next of [record.cause, record.errorResponse]) texts.push(...errorTexts(next, depth + 1));
+	return texts;
+}
+
+function expectNoToken(token: string, result: ExecuteNodeResult): void {
+	const texts = [
+		...MethodCaller.thrown.flatMap((error) => errorTexts(error)),
+		...errorTexts(result.error),
+		safeJson(result.run),
+		safeJson(result.output),
+		...errorReports.flatMap((report) => errorTexts(report)),
+	];
+	for (const form of tokenForms(token)) {
+		for (const text of texts) {
+			if (text.includes(form)) throw new Error(`The token (as "${form}") leaked into: ${text.slice(0, 500)}`);
+		}
+	}
+}
+
+describe('callMethod through real n8n contexts', () => {
+	it('reaches the service with the token intact and unwraps the {ok, result} envelope', async () => {
+		const { output, error } = await call('getMyName');
+		// The credential must put the token into the path as one encoded segment ('?' would cut it).
+		expect(emulator.calls.map((recorded) => recorded.token)).toEqual([TOKEN]);
+		expect(emulator.calls[0]).toMatchObject({ method: 'getMyName', httpMethod: 'POST' });
+		expect(error).toBeUndefined();
+		expect(output).toEqual([{ json: { result: { name: 'Meta Bot' } }, pairedItem: { item: 0 } }]);
+
+		const chat = await call('getChat', { body: { chat_id: chatId } });
+		expect(chat.output[0].json.result).toMatchObject({ id: chatId, type: 'group', title: 'Transport tests' });
+	});
+
+	it('turns ok:false into a NodeApiError with the service description, HTTP code and error_code', async () => {
+		const { error, output } = await call('sendMessage', {
+			body: { chat_id: '00000000-0000-4000-8000-000000000000', text: 'hello' },
+		});
+		expect(output).toEqual([]);
+		const thrown = thrownError();
+		expect(thrown.message).toBe('Bad Request: chat not found');
+		expect(thrown.httpCode).toBe('400');
+		expect(thrown.errorResponse).toMatchObject({ error_code: 400, description: 'Bad Request: chat not found' });
+		expect(thrown.context.itemIndex).toBe(0);
+		// What n8n stores on the execution (and shows in the editor) says the same.
+		expect(error).toMatchObject({ name: 'NodeApiError', message: 'Bad Request: chat not found', httpCode: '400' });
+		expect(emulator.callsTo('sendMessage')).toHaveLength(1);
+	});
+
+	it('puts the service description into the item with "On Error: Continue"', async () => {
+		const { output, error } = await call('getChat', {
+			body: { chat_id: emulator.demo.foreignChatId },
+			continueOnFail: true,
+		});
+		expect(error).toBeUndefined();
+		expect(output).toEqual([{ json: { error: 'Forbidden: bot is not a member of the chat' }, pairedItem: { item: 0 } }]);
+	});
+
+	it('waits out a 429 for retry_after seconds, then succeeds with exactly two calls', async () => {
+		emulator.injectFault({ kind: 'status', status: 429, retryAfter: 1, method: 'getMyName' });
+		const started = performance.now();
+		const { output, error } = await call('getMyName');
+		const elapsed = performance.now() - started;
+		expect(error).toBeUndefined();
+		expect(output[0].json.result).toEqual({ name: 'Meta Bot' });
+		expect(elapsed).toBeGreaterThanOrEqual(1000);
+		const calls = emulator.callsTo('getMyName');
+		expect(calls.map((recorded) => recorded.status)).toEqual([429, 200]);
+		expect(calls[1].at - calls[0].at).toBeGreaterThanOrEqual(1000);
+	});
+
+	it('gives up clearly when the 429s outlast the retry budget', async () => {
+		emulator.injectFault({ kind: 'status', status: 429, retryAfter: 0, method: 'sendMessage', count: 50 });
+		const { error } = await call('sendMessage', {
+			body: { chat_id: chatId, text: 'hello' },
+			retry: { rateLimitRetries: 2 },
+		});
+		const thrown = thrownError();
+		expect(thrown.message).toMatch(/Too Many Requests/);
+		expect(thrown.httpCode).toBe('429');
+		expect(thrown.description).toMatch(/rate-limiting/);
+		expect(error?.message).toMatch(/Too Many Requests/);
+		expect(emulator.callsTo('sendMessage')).toHaveLength(3);
+		expect(emulator.history(chatId).filter((message) => message.text === 'hello')).toHaveLength(0);
+	});
+
+	it('fails at once when the service asks for a longer wait than allowed', async () => {
+		emulator.injectFault({ kind: 'status', status: 429, retryAfter: 3600, method: 'getMyName' });
+		const started = performance.now();
+		await call('getMyName');
+		expect(performance.now() - started).toBeLessThan(1000);
+		const thrown = thrownError();
+		expect(thrown.httpCode).toBe('429');
+		expect(thrown.errorResponse).toMatchObject({ parameters: { retry_after: 3600 } });
+		expect(emulator.callsTo('getMyName')).toHaveLength(1);
+	});
+
+	it('does not repeat a send after a 500 (it may have acted)', async () => {
+		emulator.injectFault({ kind: 'status', status: 500, method: 'sendMessage' });
+		await call('sendMessage', { body: { chat_id: chatId, text: 'once' } });
+		const thrown = thrownError();
+		expect(thrown.httpCode).toBe('500');
+		expect(thrown.description).toMatch(/may have acted/);
+		expect(emulator.callsTo('sendMessage')).toHaveLength(1);
+	});
+
+	it('retries a read-only method after a 500 and succeeds', async () => {
+		emulator.injectFault({ kind: 'status', status: 500, method: 'getChat' });
+		const { output, error } = await call('getChat', { body: { chat_id: chatId } });
+		expect(error).toBeUndefined();
+		expect(output[0].json.result).toMatchObject({ id: chatId });
+		expect(emulator.callsTo('getChat').map((recorded) => recorded.status)).toEqual([500, 200]);
+	});
+
+	it('retries a read-only method after a dropped connection and succeeds', async () => {
+		emulator.injectFault({ kind: 'drop', method: 'getChat' });
+		const { output, error } = await call('getChat', { body: { chat_id: chatId } });
+		expect(error).toBeUndefined();
+		expect(output[0].json.result).toMatchObject({ id: chatId });
+		expect(emulator.callsTo('getChat')).toHaveLength(2);
+	});
+});
+
+describe('the token never appears in an error', () => {
+	async function closedPortUrl(): Promise<string> {
+		const server = http.createServer();
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as AddressInfo;
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+		return `http://127.0.0.1:${port}`;
+	}
+
+	it('self-check: the leak detector finds a token wherever it is', () => {
+		const leaky = new Error('no token here', { cause: new Error(`GET /bot${encodeURIComponent(TOKEN)}/getMe failed`) });
+		expect(() => expectNoToken(TOKEN, { output: [], run: {} as ExecuteNodeResult['run'], error: undefined })).not.toThrow();
+		MethodCaller.thrown.push(leaky);
+		expect(() => expectNoToken(TOKEN, { output: [], run: {} as ExecuteNodeResult['run'], error: undefined })).toThrow(
+			/leaked/,
+		);
+	});
+
+	it('refused connection (base URL points at a closed port)', async () => {
+		const result = await call('getMyName', { baseUrl: await closedPortUrl(), retry: { transientRetries: 1 } });
+		const thrown = thrownError();
+		// n8n's NodeApiError replaces a message naming ECONNREFUSED with its own wording.
+		expect(thrown.message).toBe('The service refused the connection - perhaps it is offline');
+		expect(thrown.description).toMatch(/Check the base URL/);
+		expect(thrown.messages.join(' ')).toMatch(/Could not reach the service for getMyName/);
+		expectNoToken(TOKEN, result);
+	});
+
+	it('invalid base URL', async () => {
+		const result = await call('sendMessage', { baseUrl: 'not a url', body: { chat_id: chatId, text: 'x' } });
+		expect(thrownError().message).not.toBe('');
+		expectNoToken(TOKEN, result);
+	});
+
+	it('timeout', async () => {
+		const delayMs = 700;
+		emulator.injectFault({ kind: 'delay', delayMs, method: 'sendMessage' });
+		const started = Date.now();
+		const result = await call('sendMessage', { body: { chat_id: chatId, text: 'slow' }, timeoutMs: 150 });
+		expect(Date.now() - started).toBeLessThan(delayMs);
+		const thrown = thrownError();
+		expect(thrown.message).toBe('The service did not answer sendMessage in time');
+		expect(thrown.httpCode).toBe('504');
+		expect(emulator.callsTo('sendMessage')).toHaveLength(1);
+		expectNoToken(TOKEN, result);
+		// Let the emulator finish the delayed call, so no timer outlives the suite.
+		await new Promise((resolve) => setTimeout(resolve, delayMs - (Date.now() - started) + 50));
+	});
+
+	it('401 (wrong token)', async () => {
+		const result = await call('getMyName', { accessToken: WRONG_TOKEN });
+		const thrown = thrownError();
+		expect(thrown.message).toBe('Unauthorized');
+		expect(thrown.httpCode).toBe('401');
+		expect(thrown.description).toMatch(/access token was not accepted/);
+		expectNoToken(WRONG_TOKEN, result);
+	});
+
+	it('404 (unknown method)', async () => {
+		const result = await call('noSuchMethod');
+		const thrown = thrownError();
+		expect(thrown.httpCode).toBe('404');
+		expect(thrown.message).toMatch(/Not Found/);
+		expectNoToken(TOKEN, result);
+	});
+
+	it('500', async () => {
+		emulator.injectFault({ kind: 'status', status: 500, method: 'sendMessage', description: 'Internal Server Error' });
+		const result = await call('sendMessage', { body: { chat_id: chatId, text: 'x' } });
+		expect(thrownError().httpCode).toBe('500');
+		expectNoToken(TOKEN, result);
+	});
+
+	it('malformed JSON', async () => {
+		emulator.injectFault({ kind: 'malformed', method: 'sendMessage' });
+		const result = await call('sendMessage', { body: { chat_id: chatId, text: 'x' } });
+		const thrown = thrownError();
+		expect(thrown.message).toMatch(/not the expected JSON/);
+		expectNoToken(TOKEN, result);
+	});
+
+	it('HTML 502 page', async () => {
+		emulator.injectFault({ kind: 'html', method: 'sendMessage' });
+		const result = await call('sendMessage', { body: { chat_id: chatId, text: 'x' } });
+		const thrown = thrownError();
+		expect(thrown.httpCode).toBe('502');
+		expect(thrown.description).toMatch(/502 Bad Gateway/);
+		expectNoToken(TOKEN, result);
+	});
+
+	it('dropped connection', async () => {
+		emulator.injectFault({ kind: 'drop', method: 'sendMessage' });
+		const result = await call('sendMessage', { body: { chat_id: chatId, text: 'x' } });
+		const thrown = thrownError();
+		expect(thrown.description).toMatch(/not repeated/);
+		expect(emulator.callsTo('sendMessage')).toHaveLength(1);
+		expectNoToken(TOKEN, result);
+	});
+
+	it('"On Error: Continue" output', async () => {
+		const result = await call('getMyName', { accessToken: WRONG_TOKEN, continueOnFail: true });
+		expect(result.output[0].json.error).toBe('Unauthorized');
+		expectNoToken(WRONG_TOKEN, result);
+	});
+});
