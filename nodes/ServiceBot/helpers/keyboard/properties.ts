@@ -87,147 +87,129 @@ const keyboardMode: INodeProperties = {
 	default: 'builder',
 };
 
-const inlineKeyboardBuilder: INodeProperties = {
-	displayName: 'Rows',
-	name: 'inlineKeyboard',
-	type: 'fixedCollection',
-	typeOptions: { multipleValues: true, sortable: true },
-	placeholder: 'Add Row',
-	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['builder'] } },
-	default: {},
-	description: `Rows of buttons, top to bottom: at most ${LIMITS.inlineKeyboardRows.max} rows of ${minPerRow} to ${maxPerRow} buttons`,
-	options: [
-		{
-			name: 'rows',
-			displayName: 'Row',
-			values: [
-				{
-					displayName: 'Buttons',
-					name: 'buttons',
-					type: 'fixedCollection',
-					typeOptions: { multipleValues: true, sortable: true },
-					placeholder: 'Add Button',
-					default: {},
-					options: [
-						{
-							name: 'button',
-							displayName: 'Button',
-							values: [
-								{
-									displayName: 'Button Text',
-									name: 'text',
-									type: 'string',
-									default: '',
-									required: true,
-									placeholder: 'e.g. Confirm',
-									description: `Label shown on the button, up to ${LIMITS.inlineButtonText.max} characters`,
-								},
-								{
-									displayName: 'Button Type',
-									name: 'buttonType',
-									type: 'options',
-									noDataExpression: true,
-									options: [
-										{
-											name: 'Callback Data',
-											value: 'callbackData',
-											description: 'Send data to the bot as a callback query',
-										},
-										{
-											name: 'URL',
-											value: 'url',
-											description: 'Open a link',
-										},
-										{
-											name: 'Switch Inline Query',
-											value: 'switchInlineQuery',
-											description: 'Switch the user to inline mode with a query',
-										},
-									],
-									default: 'callbackData',
-									description: 'What a click on the button does',
-								},
-								{
-									displayName: 'Callback Data',
-									name: 'callbackData',
-									type: 'string',
-									default: '',
-									required: true,
-									placeholder: 'e.g. confirm:42',
-									displayOptions: { show: { buttonType: ['callbackData'] } },
-									description: `Delivered to the bot in the callback query of a click, ${callbackBytes} of UTF-8`,
-								},
-								{
-									displayName: 'Switch Inline Query',
-									name: 'switchInlineQuery',
-									type: 'string',
-									default: '',
-									placeholder: 'e.g. pizza',
-									displayOptions: { show: { buttonType: ['switchInlineQuery'] } },
-									description: 'Query put in the input field when the user switches to inline mode; may be empty',
-								},
-								{
-									displayName: 'URL',
-									name: 'url',
-									type: 'string',
-									default: '',
-									required: true,
-									placeholder: 'e.g. https://example.com/orders/42',
-									displayOptions: { show: { buttonType: ['url'] } },
-									description: 'Link opened on click: https://, http:// or service:',
-								},
-							],
-						},
-					],
-				},
-			],
-		},
-	],
-};
+/** The builder UI shared by both keyboard kinds: rows (top to bottom) of buttons (left to right). */
+function rowsBuilder(options: {
+	name: string;
+	replyMarkup: string;
+	description: string;
+	buttonFields: INodeProperties[];
+}): INodeProperties {
+	return {
+		displayName: 'Rows',
+		name: options.name,
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, sortable: true },
+		placeholder: 'Add Row',
+		displayOptions: { show: { replyMarkup: [options.replyMarkup], keyboardMode: ['builder'] } },
+		default: {},
+		description: options.description,
+		options: [
+			{
+				name: 'rows',
+				displayName: 'Row',
+				values: [
+					{
+						displayName: 'Buttons',
+						name: 'buttons',
+						type: 'fixedCollection',
+						typeOptions: { multipleValues: true, sortable: true },
+						placeholder: 'Add Button',
+						default: {},
+						options: [{ name: 'button', displayName: 'Button', values: options.buttonFields }],
+					},
+				],
+			},
+		],
+	};
+}
 
-const replyKeyboardBuilder: INodeProperties = {
-	displayName: 'Rows',
-	name: 'replyKeyboard',
-	type: 'fixedCollection',
-	typeOptions: { multipleValues: true, sortable: true },
-	placeholder: 'Add Row',
-	displayOptions: { show: { replyMarkup: ['replyKeyboard'], keyboardMode: ['builder'] } },
-	default: {},
-	description: 'Rows of buttons, top to bottom',
-	options: [
+const inlineKeyboardBuilder = rowsBuilder({
+	name: 'inlineKeyboard',
+	replyMarkup: 'inlineKeyboard',
+	description: `Rows of buttons, top to bottom: at most ${LIMITS.inlineKeyboardRows.max} rows of ${minPerRow} to ${maxPerRow} buttons`,
+	buttonFields: [
 		{
-			name: 'rows',
-			displayName: 'Row',
-			values: [
+			displayName: 'Button Text',
+			name: 'text',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. Confirm',
+			description: `Label shown on the button, up to ${LIMITS.inlineButtonText.max} characters`,
+		},
+		{
+			displayName: 'Button Type',
+			name: 'buttonType',
+			type: 'options',
+			noDataExpression: true,
+			options: [
 				{
-					displayName: 'Buttons',
-					name: 'buttons',
-					type: 'fixedCollection',
-					typeOptions: { multipleValues: true, sortable: true },
-					placeholder: 'Add Button',
-					default: {},
-					options: [
-						{
-							name: 'button',
-							displayName: 'Button',
-							values: [
-								{
-									displayName: 'Button Text',
-									name: 'text',
-									type: 'string',
-									default: '',
-									required: true,
-									placeholder: 'e.g. Yes',
-									description: 'Label of the button, sent as a message when pressed',
-								},
-							],
-						},
-					],
+					name: 'Callback Data',
+					value: 'callbackData',
+					description: 'Send data to the bot as a callback query',
+				},
+				{
+					name: 'URL',
+					value: 'url',
+					description: 'Open a link',
+				},
+				{
+					name: 'Switch Inline Query',
+					value: 'switchInlineQuery',
+					description: 'Switch the user to inline mode with a query',
 				},
 			],
+			default: 'callbackData',
+			description: 'What a click on the button does',
+		},
+		{
+			displayName: 'Callback Data',
+			name: 'callbackData',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. confirm:42',
+			displayOptions: { show: { buttonType: ['callbackData'] } },
+			description: `Delivered to the bot in the callback query of a click, ${callbackBytes} of UTF-8`,
+		},
+		{
+			displayName: 'Switch Inline Query',
+			name: 'switchInlineQuery',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. pizza',
+			displayOptions: { show: { buttonType: ['switchInlineQuery'] } },
+			description: 'Query put in the input field when the user switches to inline mode; may be empty',
+		},
+		{
+			displayName: 'URL',
+			name: 'url',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. https://example.com/orders/42',
+			displayOptions: { show: { buttonType: ['url'] } },
+			description: 'Link opened on click: https://, http:// or service:',
 		},
 	],
-};
+});
+
+const replyKeyboardBuilder = rowsBuilder({
+	name: 'replyKeyboard',
+	replyMarkup: 'replyKeyboard',
+	description: 'Rows of buttons, top to bottom',
+	buttonFields: [
+		{
+			displayName: 'Button Text',
+			name: 'text',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. Yes',
+			description: 'Label of the button, sent as a message when pressed',
+		},
+	],
+});
 
 const keyboardJsonAny: INodeProperties = {
 	displayName: 'Keyboard (JSON)',
