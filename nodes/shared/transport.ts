@@ -173,9 +173,14 @@ function failureFromResponse(
 		};
 	}
 	const excerpt = describeUnknown(body, token);
+	// A success status with an unreadable body: the service most likely did what was asked.
+	const hint =
+		statusCode >= 200 && statusCode < 300
+			? 'The service answered with a success status, so it has probably acted: check before sending again.'
+			: hintFor(statusCode, method);
 	return {
 		message: `The service sent an answer to ${method} that is not the expected JSON (HTTP ${statusCode})`,
-		description: `${hintFor(statusCode, method)} Start of the answer: ${excerpt || '(empty)'}`.trim(),
+		description: `${hint} Start of the answer: ${excerpt || '(empty)'}`.trim(),
 	};
 }
 

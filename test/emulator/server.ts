@@ -61,6 +61,11 @@ export interface FaultSpec {
 	 * happen, e.g. the message is sent) before the broken answer. Default false: the method is not executed.
 	 */
 	execute?: boolean;
+	/**
+	 * Extension, in-process only (not through the control API): the fault applies only to calls for which
+	 * this returns true; it is asked once per call that reaches this fault, in arrival order.
+	 */
+	when?: (call: Pick<RecordedCall, 'token' | 'method' | 'body'>) => boolean;
 }
 
 export interface WebhookView {
@@ -274,7 +279,7 @@ class EmulatorImpl implements Emulator {
 			sendJson(res, status, payload);
 		};
 
-		const fault = this.takeFault(method);
+		const fault = this.takeFault(call);
 		if (fault && fault.kind === 'delay') await sleep(fault.delayMs ?? 1000);
 		const broken = fault && fault.kind !== 'delay' ? fault : undefined;
 
@@ -338,8 +343,14 @@ class EmulatorImpl implements Emulator {
 		}
 	}
 
-	private takeFault(method: string): ActiveFault | undefined {
-		const f = this.faults.find((x) => x.remaining > 0 && (x.method === undefined || x.method.toLowerCase() === method.toLowerCase()));
+	private takeFault(call: RecordedCall): ActiveFault | undefined {
+		const { method } = call;
+		const f = this.faults.find(
+			(x) =>
+				x.remaining > 0 &&
+				(x.method === undefined || x.method.toLowerCase() === method.toLowerCase()) &&
+				(x.when === undefined || x.when({ token: call.token, method, body: call.body })),
+		);
 		if (!f) return undefined;
 		f.remaining -= 1;
 		this.faults = this.faults.filter((x) => x.remaining > 0);

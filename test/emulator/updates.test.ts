@@ -125,7 +125,8 @@ describe('long polling', () => {
 		expect(await getUpdates({ timeout: 1 })).toEqual([]);
 		const took = Date.now() - t0;
 		expect(took).toBeGreaterThanOrEqual(950);
-		expect(took).toBeLessThan(1500);
+		// Upper bound only catches a timeout that is ignored; generous so machine load cannot trip it.
+		expect(took).toBeLessThan(10_000);
 	});
 
 	it('longPollMaxMs caps the wait', async () => {

@@ -48,6 +48,8 @@ export function inputError(ctx: CheckContext, field: string, problem: string, de
 export function show(value: unknown): string {
 	let text: string;
 	if (typeof value === 'string') text = `'${value}'`;
+	// JSON would print NaN and Infinity as "null".
+	else if (typeof value === 'number' && !Number.isFinite(value)) text = String(value);
 	else {
 		try {
 			text = JSON.stringify(value) ?? String(value);
@@ -62,9 +64,15 @@ export function isEmpty(value: unknown): boolean {
 	return value === undefined || value === null || value === '';
 }
 
-/** Strings pass; numbers and booleans (from expressions) become their text; anything else fails. */
+/**
+ * Strings pass; numbers and booleans (from expressions) become their text; anything else fails,
+ * NaN and Infinity included: an expression that computed NaN must not send the text "NaN".
+ */
 export function toText(ctx: CheckContext, field: string, value: unknown): string {
 	if (typeof value === 'string') return value;
+	if (typeof value === 'number' && !Number.isFinite(value)) {
+		throw inputError(ctx, field, `expected text, got ${String(value)}`);
+	}
 	if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
 	throw inputError(ctx, field, `expected text, got ${show(value)}`);
 }
