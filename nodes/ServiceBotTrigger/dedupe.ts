@@ -25,10 +25,6 @@ class RecentIds {
 	private readonly order: number[] = [];
 	private readonly members = new Set<number>();
 
-	constructor(initial: readonly number[] = []) {
-		for (const id of initial) this.add(id);
-	}
-
 	has(id: number): boolean {
 		return this.members.has(id);
 	}
@@ -41,10 +37,6 @@ class RecentIds {
 			const oldest = this.order.shift();
 			if (oldest !== undefined) this.members.delete(oldest);
 		}
-	}
-
-	toArray(): number[] {
-		return [...this.order];
 	}
 }
 
@@ -66,17 +58,52 @@ function memoryWindow(key: string): RecentIds {
 	return window;
 }
 
+/**
+ * Kept as one string of decimal ids, oldest first ("17,18,19"), with their count. n8n wraps every
+ * object and array of static data in a Proxy (ObservableObject) when it loads a workflow and hands
+ * them out through that Proxy, so a 1000-element array cost O(window) proxy work per update (about
+ * two thirds of webhook()). A string is one primitive. Arrays written by an earlier version are read.
+ */
 interface StoredWindow {
 	key: string;
-	ids: number[];
+	ids: string;
+	count: number;
+}
+
+interface Window {
+	ids: string;
+	count: number;
 }
 
 const STATIC_KEY = 'recentUpdates';
 
-function readStored(staticData: IDataObject, key: string): number[] {
-	const stored = staticData[STATIC_KEY] as Partial<StoredWindow> | undefined;
-	if (!stored || stored.key !== key || !Array.isArray(stored.ids)) return [];
-	return stored.ids.filter((id): id is number => typeof id === 'number');
+function readStored(staticData: IDataObject, key: string): Window {
+	const stored = staticData[STATIC_KEY] as { key?: unknown; ids?: unknown; count?: unknown } | undefined;
+	if (!stored || stored.key !== key) return { ids: '', count: 0 };
+	if (typeof stored.ids === 'string') {
+		const count = typeof stored.count === 'number' ? stored.count : stored.ids === '' ? 0 : stored.ids.split(',').length;
+		return { ids: stored.ids, count };
+	}
+	if (Array.isArray(stored.ids)) {
+		const ids = stored.ids.filter((id): id is number => typeof id === 'number').slice(-DUPLICATE_WINDOW);
+		return { ids: ids.join(','), count: ids.length };
+	}
+	return { ids: '', count: 0 };
+}
+
+function contains(ids: string, id: string): boolean {
+	return ids === id || ids.startsWith(`${id},`) || ids.endsWith(`,${id}`) || ids.includes(`,${id},`);
+}
+
+/** The window with `id` appended and the oldest ids beyond DUPLICATE_WINDOW dropped. */
+function append(window: Window, id: string): Window {
+	let ids = window.ids === '' ? id : `${window.ids},${id}`;
+	let count = window.count + 1;
+	while (count > DUPLICATE_WINDOW) {
+		ids = ids.slice(ids.indexOf(',') + 1);
+		count--;
+	}
+	return { ids, count };
 }
 
 /**
@@ -85,15 +112,14 @@ function readStored(staticData: IDataObject, key: string): number[] {
  */
 export function seenBefore(key: string, updateId: number, staticData: IDataObject): boolean {
 	const inMemory = memoryWindow(key);
-	const stored = new RecentIds(readStored(staticData, key));
-	if (inMemory.has(updateId) || stored.has(updateId)) {
+	const stored = readStored(staticData, key);
+	const id = String(updateId);
+	if (inMemory.has(updateId) || contains(stored.ids, id)) {
 		inMemory.add(updateId);
 		return true;
 	}
 	inMemory.add(updateId);
-	stored.add(updateId);
-	const value: StoredWindow = { key, ids: stored.toArray() };
+	const value: StoredWindow = { key, ...append(stored, id) };
 	staticData[STATIC_KEY] = value as unknown as IDataObject;
 	return false;
 }
-

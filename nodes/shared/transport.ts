@@ -217,6 +217,8 @@ export async function callMethod<T = unknown>(
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		timeout: options.timeoutMs ?? (longPoll ? longPoll + LONG_POLL_MARGIN_MS : DEFAULT_TIMEOUT_MS),
+		// The Bot API never redirects. Without this, axios sends every request through follow-redirects.
+		disableFollowRedirect: true,
 	};
 
 	let rateLimited = 0;

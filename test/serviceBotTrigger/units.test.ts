@@ -100,13 +100,21 @@ describe('duplicate window layers', () => {
 		const staticData: IDataObject = {};
 		const size = proc.DUPLICATE_WINDOW;
 		for (let id = 1; id <= size + 1; id++) expect(proc.seenBefore('key', id, staticData)).toBe(false);
-		const stored = staticData.recentUpdates as { ids: number[] };
-		expect(stored.ids).toHaveLength(size);
-		expect(stored.ids[0]).toBe(2);
+		const stored = staticData.recentUpdates as { ids: string; count: number };
+		expect(stored.count).toBe(size);
+		expect(stored.ids.split(',').map(Number)).toEqual(Array.from({ length: size }, (_, index) => index + 2));
 		// Another process (fresh memory) sees the same window through static data.
 		const other = freshProcess();
 		expect(other.seenBefore('key', 1, staticData)).toBe(false);
 		expect(other.seenBefore('key', 3, staticData)).toBe(true);
+	});
+
+	test('a window stored as an array (earlier versions) is still read', () => {
+		const staticData: IDataObject = { recentUpdates: { key: 'key', ids: [7, 8] } };
+		const proc = freshProcess();
+		expect(proc.seenBefore('key', 8, staticData)).toBe(true);
+		expect(proc.seenBefore('key', 9, staticData)).toBe(false);
+		expect(staticData.recentUpdates).toEqual({ key: 'key', ids: '7,8,9', count: 3 });
 	});
 
 	test('windows of different webhooks (or bots) are separate', () => {
