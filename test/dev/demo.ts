@@ -1,0 +1,42 @@
+/**
+ * The demo content that `npm run dev` imports into n8n, and that the e2e tests run: a credential
+ * pointing at the emulator and the example workflows in ./workflows.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const DEMO_CREDENTIAL_ID = 'SvcBotDemoCred01';
+export const DEMO_CREDENTIAL_NAME = 'Service Bot (emulator)';
+
+/** Example workflows: file name and the id it is imported with. */
+export const WORKFLOWS = {
+	/** Manual trigger → Service Bot "Send Message" with an inline keyboard to the demo chat. */
+	sendKeyboard: { file: 'send-keyboard.json', id: 'SvcBotSendKeybd1' },
+	/** Service Bot Trigger (messages and clicks) → Switch → echo with buttons | answer + edit. */
+	demoBot: { file: 'demo-bot.json', id: 'SvcBotDemoBot001' },
+} as const;
+
+/** The demo bot's trigger node: its webhook path is `webhook/<webhookId>/webhook`. */
+export const DEMO_TRIGGER = { name: 'Service Bot Trigger', webhookId: '7c1e9a52-4f3b-4d8e-b6a0-2e5d9c8f1b37' };
+
+export interface DemoIds {
+	baseUrl: string;
+	token: string;
+	privateChatId: string;
+}
+
+/** The credential, as `n8n import:credentials` takes it (n8n encrypts `data` on import). */
+export function demoCredential(demo: DemoIds): Record<string, unknown> {
+	return {
+		id: DEMO_CREDENTIAL_ID,
+		name: DEMO_CREDENTIAL_NAME,
+		type: 'serviceBotApi',
+		data: { accessToken: demo.token, baseUrl: demo.baseUrl },
+	};
+}
+
+/** A workflow of ./workflows with its placeholders (`__DEMO_CHAT_ID__`) filled in. */
+export function demoWorkflow(key: keyof typeof WORKFLOWS, demo: DemoIds): Record<string, unknown> {
+	const text = readFileSync(join(__dirname, 'workflows', WORKFLOWS[key].file), 'utf8');
+	return JSON.parse(text.split('__DEMO_CHAT_ID__').join(demo.privateChatId)) as Record<string, unknown>;
+}

@@ -1,0 +1,156 @@
+/**
+ * `npm run dev` (after test/dev/dev.sh has installed, built and provisioned): the emulator with its
+ * demo data, and a real n8n 2.41.1 with this package installed from its `npm pack` tarball, the demo
+ * credential, the example workflows (the echo bot published), and the demo owner. Prints where
+ * everything is and how to talk to the bot, then shows the demo chat live until Ctrl-C, which stops
+ * everything it started.
+ *
+ * Every run starts from a fresh n8n user folder (<cache>/dev/n8n-user, wiped at start): the emulator
+ * keeps its state in memory, so an n8n that remembers a published workflow would believe in a
+ * webhook the new emulator has never heard of.
+ *
+ * Environment: SERVICE_BOT_DEV_N8N_PORT (default 5678), SERVICE_BOT_DEV_EMULATOR_PORT (default 8081).
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { EmulatorProcess } from '../e2e/lib/emulator';
+import type { StoredMessage } from '../e2e/lib/emulator';
+import { installPackage, n8nInstall, pack } from '../e2e/lib/install';
+import { DEMO_OWNER, N8n } from '../e2e/lib/n8n';
+import { freePort, portInUse, sleep, stopAll, stopAllOnExit, waitFor } from '../e2e/lib/processes';
+import { WORKFLOWS, demoCredential, demoWorkflow } from './demo';
+
+const bold = (text: string): string => (process.stdout.isTTY ? `\u001b[1m${text}\u001b[22m` : text);
+
+function say(message: string): void {
+	process.stdout.write(`dev: ${message}\n`);
+}
+
+function portFromEnv(name: string, fallback: number): number {
+	const value = process.env[name];
+	if (value === undefined || value === '') return fallback;
+	const port = Number(value);
+	if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name} must be a port number, not ${value}`);
+	return port;
+}
+
+function keyboardOf(message: StoredMessage): string {
+	const rows = message.reply_markup?.inline_keyboard ?? [];
+	return rows.map((row) => row.map((button) => `[${button.text}${button.callback_data ? ` → ${button.callback_data}` : ''}]`).join(' ')).join('  ');
+}
+
+/** Prints the demo chat's new and edited messages as they appear (polls the emulator every second). */
+async function showChat(emulator: EmulatorProcess, stopped: () => boolean): Promise<void> {
+	const seen = new Map<number, string>();
+	while (!stopped()) {
+		try {
+			for (const message of await emulator.history()) {
+				const shown = JSON.stringify([message.text, message.edit_date, message.reply_markup]);
+				if (seen.get(message.message_id) === shown) continue;
+				const edited = seen.has(message.message_id);
+				seen.set(message.message_id, shown);
+				const who = `${message.from?.is_bot ? 'bot' : 'user'}${edited ? ' (edited)' : ''}:`;
+				const head = `chat #${String(message.message_id).padEnd(3)} ${who.padEnd(14)} `;
+				const indent = ' '.repeat(head.length);
+				const keyboard = keyboardOf(message);
+				const text = (message.text ?? '').split('\n').join(`\n${indent}`);
+				process.stdout.write(`${head}${text}${keyboard ? `\n${indent}${keyboard}` : ''}\n`);
+			}
+		} catch {
+			// the emulator is stopping
+		}
+		await sleep(1000);
+	}
+}
+
+async function main(): Promise<void> {
+	let stopping = false;
+	stopAllOnExit(() => {
+		stopping = true;
+		process.stdout.write('\ndev: stopping n8n and the emulator…\n');
+	});
+	const n8nPort = portFromEnv('SERVICE_BOT_DEV_N8N_PORT', 5678);
+	const emulatorPort = portFromEnv('SERVICE_BOT_DEV_EMULATOR_PORT', 8081);
+	for (const [port, variable] of [
+		[n8nPort, 'SERVICE_BOT_DEV_N8N_PORT'],
+		[emulatorPort, 'SERVICE_BOT_DEV_EMULATOR_PORT'],
+	] as const) {
+		if (await portInUse(port)) {
+			throw new Error(`port ${port} on 127.0.0.1 is in use (another \`npm run dev\`?); choose another with ${variable}=…`);
+		}
+	}
+
+	const install = n8nInstall();
+	const devDir = join(install.cache, 'dev');
+	rmSync(devDir, { recursive: true, force: true });
+	const userFolder = join(devDir, 'n8n-user');
+	const logDir = join(devDir, 'logs');
+
+	const tarball = await pack(join(devDir, 'pack'));
+	await installPackage(tarball, userFolder);
+	say(`installed ${tarball.split('/').pop()} into ${userFolder}/.n8n/nodes (as n8n installs community packages)`);
+
+	const emulator = await EmulatorProcess.start({ port: emulatorPort, logFile: join(logDir, 'emulator.log') });
+	say(`emulator running at ${emulator.baseUrl}`);
+	const demo = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
+
+	const n8n = new N8n({ install, userFolder, port: n8nPort, brokerPort: await freePort(), logDir });
+	say('importing the credential and the example workflows into n8n (each n8n command takes a few seconds)…');
+	await n8n.importCredentials([demoCredential(demo)]);
+	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo)]);
+	await n8n.publish(WORKFLOWS.demoBot.id);
+	say('starting n8n…');
+	await n8n.start();
+	await n8n.setupOwner(DEMO_OWNER);
+	const hook = await waitFor('the echo bot to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+
+	const { privateChatId: chat, userId: user } = emulator.demo;
+	const api = emulator.baseUrl;
+	const json = "-H 'content-type: application/json'";
+	process.stdout.write(`
+${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this package from its npm pack tarball)
+
+  Editor     ${bold(n8n.baseUrl)}
+  Login      ${bold(DEMO_OWNER.email)} / ${bold(DEMO_OWNER.password)}
+  Workflows  "Service Bot: echo bot with buttons"   published; its trigger owns the bot's webhook
+                                                     (${hook.url.replace(n8n.baseUrl, '')})
+             "Service Bot: send a message with a keyboard"   open it and click "Execute workflow"
+  Credential "Service Bot (emulator)" → ${api}, the demo bot's token
+  Emulator   ${api}   demo bot @${emulator.demo.botUsername}, token ${emulator.demo.token}
+             demo user ${user}, their private chat with the bot ${chat}
+
+Send a message as the demo user (the echo bot answers with two buttons):
+  curl -s ${json} -d '{"chatId":"${chat}","userId":"${user}","text":"hello"}' ${api}/_emulator/messages
+
+Click a button under the bot's answer (its message_id is in the history; "nice" or "meh"):
+  curl -s ${json} -d '{"chatId":"${chat}","userId":"${user}","messageId":2,"data":"nice"}' ${api}/_emulator/clicks
+
+Read the chat history:
+  curl -s ${api}/_emulator/chats/${chat}/history
+
+Logs: ${logDir}   n8n data: ${userFolder} (fresh on every run)
+The chat appears below as it happens. Ctrl-C stops n8n and the emulator.
+
+`);
+
+	const watching = showChat(emulator, () => stopping);
+	// Stay up until Ctrl-C; if n8n or the emulator dies on its own, stop the rest and fail.
+	const died = await Promise.race([
+		emulator.proc.exited.then(() => 'the emulator'),
+		n8n.exited().then(() => 'n8n'),
+	]);
+	if (!stopping) {
+		stopping = true;
+		process.stdout.write(`dev: ${died} stopped unexpectedly; see ${logDir}\n`);
+		await stopAll();
+		await watching;
+		process.exit(1);
+	}
+}
+
+main().catch(async (error: unknown) => {
+	process.stdout.write(`dev: ${error instanceof Error ? error.message : String(error)}\n`);
+	await stopAll();
+	process.exit(1);
+});

@@ -1,0 +1,91 @@
+/**
+ * Headless Chromium (Debian's /usr/bin/chromium) driven by the playwright-core that provision.sh
+ * installs next to n8n. Only the few calls the e2e needs are typed here, so the test code type-checks
+ * without playwright in the repository's node_modules.
+ */
+import { existsSync } from 'node:fs';
+
+import type { N8nInstall } from './install';
+
+export interface Locator {
+	first(): Locator;
+	nth(index: number): Locator;
+	filter(options: { hasText?: string | RegExp }): Locator;
+	locator(selector: string): Locator;
+	waitFor(options?: { state?: 'attached' | 'detached' | 'visible' | 'hidden'; timeout?: number }): Promise<void>;
+	click(options?: { timeout?: number }): Promise<void>;
+	dblclick(options?: { timeout?: number }): Promise<void>;
+	fill(value: string, options?: { timeout?: number }): Promise<void>;
+	innerText(options?: { timeout?: number }): Promise<string>;
+	count(): Promise<number>;
+	screenshot(options: { path: string; timeout?: number }): Promise<unknown>;
+	/** Runs `fn` in the page on the matched elements (here: form fields, whose values are not text). */
+	evaluateAll<R>(fn: (elements: Array<{ value?: string }>) => R): Promise<R>;
+}
+
+export interface Page {
+	goto(url: string, options?: { waitUntil?: 'load' | 'domcontentloaded' | 'networkidle'; timeout?: number }): Promise<unknown>;
+	locator(selector: string): Locator;
+	getByText(text: string | RegExp, options?: { exact?: boolean }): Locator;
+	waitForURL(url: string | RegExp | ((url: URL) => boolean), options?: { timeout?: number }): Promise<void>;
+	screenshot(options: { path: string; fullPage?: boolean; timeout?: number }): Promise<unknown>;
+	keyboard: { press(key: string): Promise<void> };
+	url(): string;
+	on(event: 'console' | 'pageerror', listener: (arg: { text?: () => string; message?: string }) => void): void;
+}
+
+interface BrowserContext {
+	newPage(): Promise<Page>;
+	close(): Promise<void>;
+}
+
+interface Browser {
+	newContext(options?: { viewport?: { width: number; height: number }; deviceScaleFactor?: number }): Promise<BrowserContext>;
+	close(): Promise<void>;
+}
+
+interface Playwright {
+	chromium: {
+		launch(options: { executablePath: string; headless: boolean; args: string[]; timeout?: number }): Promise<Browser>;
+	};
+}
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export interface HeadlessBrowser {
+	page: Page;
+	close(): Promise<void>;
+}
+
+/** Launches headless Chromium (playwright gives it a fresh temporary profile and removes it on close). */
+export async function launchBrowser(install: N8nInstall): Promise<HeadlessBrowser> {
+	if (!existsSync(CHROMIUM)) {
+		throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`);
+	}
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const playwright = require(install.playwrightCore) as Playwright;
+	const browser = await playwright.chromium.launch({
+		executablePath: CHROMIUM,
+		headless: true,
+		timeout: 120_000,
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-dev-shm-usage',
+			'--disable-quic',
+			'--no-first-run',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+		],
+	});
+	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	const page = await context.newPage();
+	return {
+		page,
+		close: async () => {
+			await context.close().catch(() => undefined);
+			await browser.close().catch(() => undefined);
+		},
+	};
+}

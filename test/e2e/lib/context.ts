@@ -1,0 +1,98 @@
+/**
+ * What a scenario gets: a work folder, fresh n8n instances (each in its own user folder with the
+ * package installed from the tarball), an emulator process, and clean-up that always runs.
+ */
+import { join } from 'node:path';
+
+import { DEMO_CREDENTIAL_ID, WORKFLOWS, demoCredential, demoWorkflow } from '../../dev/demo';
+import type { DemoIds } from '../../dev/demo';
+import { EmulatorProcess } from './emulator';
+import type { N8nInstall } from './install';
+import { installPackage } from './install';
+import { N8n } from './n8n';
+
+export class ScenarioContext {
+	private readonly cleanups: Array<() => Promise<void>> = [];
+	private instances = 0;
+	private readonly started = Date.now();
+
+	constructor(
+		readonly install: N8nInstall,
+		readonly tarball: string,
+		/** This scenario's folder (user folders, logs). */
+		readonly dir: string,
+		readonly screenshotDir: string,
+	) {}
+
+	/** A progress line, with the seconds since the scenario started. */
+	log(message: string): void {
+		const seconds = ((Date.now() - this.started) / 1000).toFixed(1).padStart(5);
+		process.stdout.write(`    ${seconds}s  ${message}\n`);
+	}
+
+	/** Runs `cleanup` when the scenario ends, passed or failed (newest first). */
+	defer(cleanup: () => Promise<void>): void {
+		this.cleanups.push(cleanup);
+	}
+
+	async cleanUp(): Promise<void> {
+		for (const cleanup of this.cleanups.reverse()) {
+			try {
+				await cleanup();
+			} catch (error) {
+				process.stdout.write(`    clean-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+			}
+		}
+		this.cleanups.length = 0;
+	}
+
+	/** A new n8n in a fresh user folder, with the package installed the way n8n installs it. */
+	async n8n(): Promise<N8n> {
+		this.instances += 1;
+		const name = `n8n-${this.instances}`;
+		const userFolder = join(this.dir, name, 'user');
+		await installPackage(this.tarball, userFolder);
+		const n8n = new N8n({ install: this.install, userFolder, logDir: join(this.dir, name, 'logs'), ...(await N8n.ports()) });
+		this.defer(() => n8n.stop());
+		return n8n;
+	}
+
+	async emulator(): Promise<EmulatorProcess> {
+		const emulator = await EmulatorProcess.start({ logFile: join(this.dir, 'emulator.log'), retryBaseMs: 100 });
+		this.defer(() => emulator.stop());
+		this.log(`emulator at ${emulator.baseUrl}`);
+		return emulator;
+	}
+
+	/** Imports the demo credential (pointing at `emulator`) and the example workflows. */
+	async importDemo(n8n: N8n, emulator: EmulatorProcess): Promise<DemoIds> {
+		const demo: DemoIds = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
+		await n8n.importCredentials([demoCredential(demo)]);
+		this.log(`imported credential ${DEMO_CREDENTIAL_ID}`);
+		await n8n.importWorkflows([demoWorkflow('sendKeyboard', demo), demoWorkflow('demoBot', demo)]);
+		this.log('imported the example workflows');
+		return demo;
+	}
+
+	/**
+	 * The same demo content created through the REST API of a running n8n, as the editor saves it
+	 * (faster than two CLI commands, each of which boots n8n). n8n assigns new ids; returns them.
+	 */
+	async createDemo(n8n: N8n, emulator: EmulatorProcess): Promise<{ credentialId: string; workflowIds: Record<keyof typeof WORKFLOWS, string> }> {
+		const demo: DemoIds = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
+		const credential = demoCredential(demo);
+		delete credential.id;
+		const saved = await n8n.request('POST', '/rest/credentials', credential);
+		const workflowIds = {} as Record<keyof typeof WORKFLOWS, string>;
+		for (const key of Object.keys(WORKFLOWS) as Array<keyof typeof WORKFLOWS>) {
+			const text = JSON.stringify(demoWorkflow(key, demo)).split(DEMO_CREDENTIAL_ID).join(String(saved.id));
+			const workflow = JSON.parse(text) as Record<string, unknown>;
+			delete workflow.id;
+			delete workflow.active;
+			const created = await n8n.request('POST', '/rest/workflows', workflow);
+			workflowIds[key] = String(created.id);
+		}
+		this.log(`created the credential and the example workflows through the REST API`);
+		return { credentialId: String(saved.id), workflowIds };
+	}
+}

@@ -1,0 +1,127 @@
+/**
+ * The service emulator as its own process (as `npm run emulator` starts it), and a small client
+ * for its control API (`/_emulator/…`).
+ */
+import { join } from 'node:path';
+
+import { ROOT } from './install';
+import type { Proc } from './processes';
+import { spawnProc, stopProc, waitFor } from './processes';
+
+export interface DemoData {
+	token: string;
+	botId: string;
+	botUsername: string;
+	userId: string;
+	otherUserId: string;
+	privateChatId: string;
+	groupChatId: string;
+	[key: string]: unknown;
+}
+
+export interface InlineButton {
+	text: string;
+	callback_data?: string;
+	url?: string;
+}
+
+export interface StoredMessage {
+	message_id: number;
+	text?: string;
+	from?: { id: string; is_bot?: boolean; first_name?: string };
+	reply_markup?: { inline_keyboard?: InlineButton[][] };
+	edit_date?: number;
+	[key: string]: unknown;
+}
+
+export interface RecordedCall {
+	method: string;
+	body: Record<string, unknown>;
+	status: number;
+	[key: string]: unknown;
+}
+
+export interface WebhookView {
+	url: string;
+	secretToken?: string;
+	allowedUpdates?: string[];
+	[key: string]: unknown;
+}
+
+export class EmulatorProcess {
+	private constructor(
+		readonly proc: Proc,
+		readonly baseUrl: string,
+		readonly demo: DemoData,
+	) {}
+
+	/** Starts `test/emulator/cli.ts` with the demo data and local webhooks allowed. */
+	static async start(options: { port?: number; logFile?: string; echo?: boolean; retryBaseMs?: number } = {}): Promise<EmulatorProcess> {
+		const tsNode = join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js');
+		const args = [tsNode, '--transpile-only', '--project', join(ROOT, 'test', 'tsconfig.json'), join(ROOT, 'test', 'emulator', 'cli.ts')];
+		args.push('--port', String(options.port ?? 0), '--allow-local-webhooks');
+		if (options.retryBaseMs !== undefined) args.push('--webhook-retry-base-ms', String(options.retryBaseMs));
+		const proc = spawnProc('emulator', process.execPath, args, { cwd: ROOT, logFile: options.logFile, echo: options.echo });
+		let first: string | undefined;
+		proc.onLine((line) => {
+			if (first === undefined && line.trim().startsWith('{')) first = line;
+		});
+		try {
+			await waitFor('the emulator to print its address', () => {
+				if (proc.hasExited()) throw new Error(`the emulator exited:\n${proc.tail()}`);
+				return first;
+			});
+		} catch (error) {
+			await stopProc(proc);
+			throw error;
+		}
+		const info = JSON.parse(first as string) as { baseUrl: string; demo: DemoData };
+		return new EmulatorProcess(proc, info.baseUrl, info.demo);
+	}
+
+	async stop(): Promise<void> {
+		await stopProc(this.proc);
+	}
+
+	private async control<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+		const response = await fetch(`${this.baseUrl}/_emulator/${path}`, {
+			method,
+			headers: body === undefined ? {} : { 'content-type': 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await response.text();
+		if (!response.ok) throw new Error(`emulator ${method} /_emulator/${path}: ${response.status} ${text}`);
+		return JSON.parse(text) as T;
+	}
+
+	/** The demo user sends `text` in a chat (default: the demo private chat). */
+	userSends(text: string, chatId = this.demo.privateChatId, userId = this.demo.userId): Promise<Record<string, unknown>> {
+		return this.control('POST', 'messages', { chatId, userId, text });
+	}
+
+	/** The demo user clicks the inline button with `data` under message `messageId`. */
+	userClicks(messageId: number, data: string, chatId = this.demo.privateChatId, userId = this.demo.userId): Promise<Record<string, unknown>> {
+		return this.control('POST', 'clicks', { chatId, userId, messageId, data });
+	}
+
+	history(chatId = this.demo.privateChatId): Promise<StoredMessage[]> {
+		return this.control('GET', `chats/${encodeURIComponent(chatId)}/history`);
+	}
+
+	calls(method?: string): Promise<RecordedCall[]> {
+		return this.control('GET', `calls${method ? `?method=${encodeURIComponent(method)}` : ''}`);
+	}
+
+	webhook(token = this.demo.token): Promise<WebhookView | null> {
+		return this.control('GET', `webhook?token=${encodeURIComponent(token)}`);
+	}
+
+	callbackAnswers(): Promise<Array<Record<string, unknown>>> {
+		return this.control('GET', 'callback-answers');
+	}
+
+	/** Resolves once no webhook push is running or due. */
+	idle(timeoutMs = 60_000): Promise<{ idle: boolean }> {
+		return this.control('GET', `idle?timeoutMs=${timeoutMs}`);
+	}
+}

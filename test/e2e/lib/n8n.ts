@@ -1,0 +1,234 @@
+/**
+ * A real n8n (the provisioned 2.41.1 on Node 24) in one user folder: its CLI, its server, and a
+ * logged-in REST client.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { N8nInstall } from './install';
+import type { Proc } from './processes';
+import { freePorts, run, spawnProc, stopProc, waitFor } from './processes';
+
+export interface Owner {
+	email: string;
+	password: string;
+	firstName: string;
+	lastName: string;
+}
+
+export const DEMO_OWNER: Owner = {
+	email: 'demo@service-bot.local',
+	password: 'ServiceBot-demo-1',
+	firstName: 'Demo',
+	lastName: 'Owner',
+};
+
+export interface N8nOptions {
+	install: N8nInstall;
+	/** N8N_USER_FOLDER: n8n keeps its data in `<userFolder>/.n8n`. */
+	userFolder: string;
+	port: number;
+	brokerPort: number;
+	/** Where n8n's output goes (one file per command / server run). */
+	logDir: string;
+	/** Echo the server's output to our stderr. */
+	echo?: boolean;
+	/** Extra environment. */
+	env?: NodeJS.ProcessEnv;
+}
+
+/** Any JSON value n8n answers with. */
+export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export class N8n {
+	readonly baseUrl: string;
+	private server?: Proc;
+	private cookie = '';
+	private readonly browserId = 'service-bot-e2e';
+	private runs = 0;
+
+	constructor(readonly options: N8nOptions) {
+		this.baseUrl = `http://127.0.0.1:${options.port}`;
+		mkdirSync(options.userFolder, { recursive: true });
+		mkdirSync(options.logDir, { recursive: true });
+	}
+
+	/** Two free ports (n8n, task broker) for a new instance. */
+	static async ports(): Promise<{ port: number; brokerPort: number }> {
+		const [port, brokerPort] = await freePorts(2);
+		return { port, brokerPort };
+	}
+
+	env(): NodeJS.ProcessEnv {
+		const { install, userFolder, port, brokerPort } = this.options;
+		return {
+			...process.env,
+			PATH: `${install.nodeBinDir}:${process.env.PATH ?? ''}`,
+			// n8n itself: local only, quiet, nothing phoned home.
+			N8N_USER_FOLDER: userFolder,
+			N8N_PORT: String(port),
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_HOST: '127.0.0.1',
+			N8N_PROTOCOL: 'http',
+			N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}/`,
+			N8N_WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+			N8N_SECURE_COOKIE: 'false',
+			N8N_DIAGNOSTICS_ENABLED: 'false',
+			N8N_PERSONALIZATION_ENABLED: 'false',
+			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+			N8N_TEMPLATES_ENABLED: 'false',
+			N8N_HIRING_BANNER_ENABLED: 'false',
+			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
+			N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+			N8N_RUNNERS_MODE: 'internal',
+			N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+			N8N_RUNNERS_BROKER_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL ?? 'info',
+			N8N_LOG_OUTPUT: 'console',
+			DB_TYPE: 'sqlite',
+			// The machine's npm config points native builds at Node 20's headers.
+			npm_config_nodedir: join(install.nodeBinDir, '..'),
+			...this.options.env,
+		};
+	}
+
+	private logFile(what: string): string {
+		this.runs += 1;
+		return join(this.options.logDir, `${String(this.runs).padStart(2, '0')}-${what.replace(/[^a-z0-9]+/gi, '-')}.log`);
+	}
+
+	/** Runs `n8n <args>` (a CLI command boots n8n: a few seconds each). */
+	async cli(args: string[], { allowFailure = false } = {}): Promise<{ code: number | null; stdout: string; output: string }> {
+		const { install } = this.options;
+		return await run(`n8n ${args[0]}`, install.node, [install.n8nBin, ...args], {
+			env: this.env(),
+			logFile: this.logFile(args[0]),
+			allowFailure,
+		});
+	}
+
+	/** Imports credentials / workflows (the objects are written to a file in the log folder first). */
+	async importCredentials(credentials: Json[]): Promise<void> {
+		const file = join(this.options.logDir, 'credentials.json');
+		writeFileSync(file, JSON.stringify(credentials, null, 2));
+		await this.cli(['import:credentials', `--input=${file}`]);
+	}
+
+	async importWorkflows(workflows: Json[]): Promise<void> {
+		const file = join(this.options.logDir, 'workflows.json');
+		writeFileSync(file, JSON.stringify(workflows, null, 2));
+		await this.cli(['import:workflow', `--input=${file}`]);
+	}
+
+	async publish(workflowId: string): Promise<void> {
+		await this.cli(['publish:workflow', `--id=${workflowId}`]);
+	}
+
+	/** `n8n execute --id=<id> --rawOutput`: exit code and the run data it printed, when it printed some. */
+	async execute(workflowId: string): Promise<{ code: number | null; data?: Json; output: string }> {
+		const result = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput'], { allowFailure: true });
+		const lines = result.stdout.split('\n');
+		const first = lines.findIndex((line) => line.startsWith('{'));
+		let data: Json;
+		if (first >= 0) {
+			try {
+				data = JSON.parse(lines.slice(first).join('\n'));
+			} catch {
+				data = undefined;
+			}
+		}
+		return { code: result.code, data, output: result.output };
+	}
+
+	/** Starts `n8n start` and waits until /healthz/readiness answers 200. */
+	async start(): Promise<void> {
+		if (this.server && !this.server.hasExited()) throw new Error('n8n is already running');
+		const { install, echo } = this.options;
+		const server = spawnProc('n8n', install.node, [install.n8nBin, 'start'], {
+			env: this.env(),
+			logFile: this.logFile('start'),
+			echo,
+		});
+		this.server = server;
+		try {
+			await waitFor(
+				'n8n to be ready',
+				async () => {
+					if (server.hasExited()) throw new Error(`n8n exited while starting:\n${server.tail()}`);
+					try {
+						const response = await fetch(`${this.baseUrl}/healthz/readiness`);
+						return response.ok;
+					} catch {
+						return false;
+					}
+				},
+				{ limitMs: 300_000, intervalMs: 250 },
+			);
+		} catch (error) {
+			await this.stop();
+			throw error;
+		}
+	}
+
+	/** SIGTERM (n8n shuts down cleanly; it does not deactivate workflows), then whatever is left. */
+	async stop(): Promise<void> {
+		if (this.server) await stopProc(this.server);
+		this.server = undefined;
+		this.cookie = '';
+	}
+
+	/** Resolves when the server process exits. */
+	exited(): Promise<number | null> {
+		if (!this.server) return Promise.resolve(null);
+		return this.server.exited;
+	}
+
+	/** What the running (or last) server printed. */
+	serverOutput(): string {
+		return this.server?.output() ?? '';
+	}
+
+	serverTail(lines = 40): string {
+		return this.server?.tail(lines) ?? '';
+	}
+
+	/** A request to n8n with the session cookie; answers the parsed JSON (`data` unwrapped). */
+	async request(method: string, path: string, body?: unknown, { raw = false } = {}): Promise<Json> {
+		const response = await this.fetch(method, path, body);
+		const text = await response.text();
+		if (!response.ok) throw new Error(`n8n ${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
+		const json: Json = text ? JSON.parse(text) : undefined;
+		return !raw && json && typeof json === 'object' && 'data' in json ? json.data : json;
+	}
+
+	async fetch(method: string, path: string, body?: unknown): Promise<Response> {
+		const headers: Record<string, string> = { 'browser-id': this.browserId };
+		if (this.cookie) headers.cookie = this.cookie;
+		if (body !== undefined) headers['content-type'] = 'application/json';
+		const response = await fetch(`${this.baseUrl}${path}`, {
+			method,
+			headers,
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const setCookie = response.headers.getSetCookie().find((cookie) => cookie.startsWith('n8n-auth='));
+		if (setCookie) this.cookie = setCookie.split(';')[0];
+		return response;
+	}
+
+	/** Creates the owner account (first start of a fresh user folder) and logs in as it. */
+	async setupOwner(owner: Owner = DEMO_OWNER): Promise<void> {
+		await this.request('POST', '/rest/owner/setup', owner);
+		if (!this.cookie) throw new Error('n8n did not set a session cookie on owner setup');
+	}
+
+	async login(owner: Owner = DEMO_OWNER): Promise<void> {
+		await this.request('POST', '/rest/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+	}
+
+	/** Executions of a workflow, newest first. */
+	async executions(workflowId: string): Promise<Json[]> {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const data = await this.request('GET', `/rest/executions?filter=${filter}`);
+		return (data?.results ?? data ?? []) as Json[];
+	}
+}
