@@ -77,6 +77,8 @@ export async function launchBrowser(install: N8nInstall): Promise<HeadlessBrowse
 			'--disable-background-networking',
 			'--disable-component-update',
 			'--disable-sync',
+			'--disable-breakpad',
+			'--disable-crash-reporter',
 		],
 	});
 	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
