@@ -7,10 +7,10 @@ import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inspect } from 'node:util';
 
 import { startEmulator, type Emulator } from './emulator';
 import { errorReports, executeNode, type ExecuteNodeResult } from './harness';
+import { safeJson, textsOf } from './hardening/secrecy';
 import { MethodCaller } from './harness/test-nodes';
 
 /** Regex metacharacters and URL-special characters: redaction and URL building must treat it literally. */
@@ -83,42 +83,13 @@ function tokenForms(token: string): string[] {
 	return [...new Set([token, encodeURIComponent(token), encodeURI(token), secret, encodeURIComponent(secret), start, encodeURIComponent(start)])];
 }
 
-function safeJson(value: unknown): string {
-	const seen = new WeakSet<object>();
-	const text = JSON.stringify(value, (_key, inner: unknown) => {
-		if (inner && typeof inner === 'object') {
-			if (seen.has(inner)) return '[circular]';
-			seen.add(inner);
-		}
-		return typeof inner === 'bigint' ? String(inner) : inner;
-	}) as string | undefined;
-	return text ?? String(value);
-}
-
-/** Every text that can be read off an error: fields, stack, JSON, context, and its whole cause chain. */
-function errorTexts(error: unknown, depth = 0): string[] {
-	if (error === null || error === undefined || depth > 6) return [];
-	if (typeof error !== 'object') return [String(error)];
-	const record = error as Record<string, unknown>;
-	const texts = [
-		String(record.message ?? ''),
-		String(record.description ?? ''),
-		String(record.stack ?? ''),
-		safeJson(error),
-		safeJson(record.context),
-		inspect(error, { depth: 8, showHidden: true }),
-	];
-	for (const next of [record.cause, record.errorResponse]) texts.push(...errorTexts(next, depth + 1));
-	return texts;
-}
-
 function expectNoToken(token: string, result: ExecuteNodeResult): void {
 	const texts = [
-		...MethodCaller.thrown.flatMap((error) => errorTexts(error)),
-		...errorTexts(result.error),
+		...MethodCaller.thrown.flatMap((error) => textsOf(error)),
+		...textsOf(result.error),
 		safeJson(result.run),
 		safeJson(result.output),
-		...errorReports.flatMap((report) => errorTexts(report)),
+		...errorReports.flatMap((report) => textsOf(report)),
 	];
 	for (const form of tokenForms(token)) {
 		for (const text of texts) {

@@ -9,6 +9,7 @@
  */
 import { WorkflowExecute } from 'n8n-core';
 import type {
+	ICredentialsHelper,
 	ExecutionError,
 	IConnections,
 	IDataObject,
@@ -65,6 +66,10 @@ export interface ExecuteNodeOptions {
 	typeVersion?: number;
 	/** Name of the node under test; default its `defaults.name`. */
 	nodeName?: string;
+	/** The node's `type` string; default `n8n-nodes-service-bot.<name>`. */
+	typeName?: string;
+	/** Another credential type and the helper that serves it (the benchmark runs n8n's Telegram node). */
+	credential?: { typeName: string; helper: ICredentialsHelper };
 }
 
 export interface ExecuteNodeResult {
@@ -79,7 +84,7 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 	captureErrorReports();
 	const nodeTypes = new TestNodeTypes();
 	const startType = nodeTypes.add(harnessStart);
-	const testedType = nodeTypes.add(options.nodeType);
+	const testedType = nodeTypes.add(options.nodeType, options.typeName);
 	const typeVersion = options.typeVersion ?? latestVersion(options.nodeType);
 	const description = nodeTypes.getByNameAndVersion(testedType, typeVersion).description;
 	const nodeName = options.nodeName ?? description.defaults.name ?? description.displayName;
@@ -99,7 +104,7 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 		typeVersion,
 		position: [220, 0],
 		parameters: options.parameters,
-		credentials: { serviceBotApi: TEST_CREDENTIAL_REF },
+		credentials: { [options.credential?.typeName ?? 'serviceBotApi']: TEST_CREDENTIAL_REF },
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
 	};
 	const connections: IConnections = {
@@ -133,6 +138,7 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 		executionId,
 		hooks: { mode: 'manual', workflowData },
 	});
+	if (options.credential) additionalData.credentialsHelper = options.credential.helper;
 	const items = (options.items ?? [{}]).map((json): INodeExecutionData => ({ json }));
 
 	const run = await new WorkflowExecute(additionalData, 'manual').run({

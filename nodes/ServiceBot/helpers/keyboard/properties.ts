@@ -1,10 +1,17 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { LIMITS } from '../../../shared/catalogue';
 import type { KeyboardScope } from './types';
 
 const { min: minPerRow, max: maxPerRow } = LIMITS.buttonsPerRow;
 const callbackBytes = `${LIMITS.callbackDataBytes.min} to ${LIMITS.callbackDataBytes.max} bytes`;
 const placeholders = 'Placeholders: {label}, {index} (1, 2, 3…), {row} and {column}';
+
+/** The one action an inline button performs; the builder and the auto grid offer the same three. */
+const BUTTON_TYPES: INodePropertyOptions[] = [
+	{ name: 'Callback Data', value: 'callbackData', description: 'Send data to the bot as a callback query' },
+	{ name: 'URL', value: 'url', description: 'Open a link' },
+	{ name: 'Switch Inline Query', value: 'switchInlineQuery', description: 'Switch the user to inline mode with a query' },
+];
 
 const replyMarkupAny: INodeProperties = {
 	displayName: 'Reply Markup',
@@ -142,23 +149,7 @@ const inlineKeyboardBuilder = rowsBuilder({
 			name: 'buttonType',
 			type: 'options',
 			noDataExpression: true,
-			options: [
-				{
-					name: 'Callback Data',
-					value: 'callbackData',
-					description: 'Send data to the bot as a callback query',
-				},
-				{
-					name: 'URL',
-					value: 'url',
-					description: 'Open a link',
-				},
-				{
-					name: 'Switch Inline Query',
-					value: 'switchInlineQuery',
-					description: 'Switch the user to inline mode with a query',
-				},
-			],
+			options: BUTTON_TYPES,
 			default: 'callbackData',
 			description: 'What a click on the button does',
 		},
@@ -266,23 +257,7 @@ const gridButtonType: INodeProperties = {
 	type: 'options',
 	noDataExpression: true,
 	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'] } },
-	options: [
-		{
-			name: 'Callback Data',
-			value: 'callbackData',
-			description: 'Send data to the bot as a callback query',
-		},
-		{
-			name: 'URL',
-			value: 'url',
-			description: 'Open a link',
-		},
-		{
-			name: 'Switch Inline Query',
-			value: 'switchInlineQuery',
-			description: 'Switch the user to inline mode with a query',
-		},
-	],
+	options: BUTTON_TYPES,
 	default: 'callbackData',
 	description: 'What a click on a button does',
 };
