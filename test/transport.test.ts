@@ -60,6 +60,8 @@ async function call(method: string, options: CallOptions = {}): Promise<ExecuteN
 			body: JSON.stringify(options.body ?? {}),
 			timeoutMs: options.timeoutMs ?? 0,
 			retry: JSON.stringify({ ...FAST_RETRY, ...options.retry }),
+			// The spec's get… methods only read, so the node marks them safe to repeat.
+			idempotent: method.startsWith('get'),
 		},
 		credentials: { accessToken: options.accessToken ?? TOKEN, baseUrl: options.baseUrl ?? emulator.baseUrl },
 		continueOnFail: options.continueOnFail,

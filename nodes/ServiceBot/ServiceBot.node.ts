@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { DOCUMENTATION_URL } from '../shared/spec';
 import { router } from './actions/router';
 import { versionProperties } from './actions/versionDescription';
 
@@ -15,7 +16,7 @@ export class ServiceBot implements INodeType {
 		subtitle:
 			'={{ $parameter["operation"].charAt(0).toUpperCase() + $parameter["operation"].slice(1).replace(/([A-Z])/g, " $1") }}',
 		description: 'Send messages and keyboards, manage chats, commands and webhooks of a Service bot',
-		documentationUrl: 'https://github.com/n8n-nodes-service-bot/n8n-nodes-service-bot#service-bot',
+		documentationUrl: `${DOCUMENTATION_URL}#service-bot`,
 		defaults: { name: 'Service Bot' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

@@ -8,7 +8,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { LIMITS, UPDATE_TYPES } from '../shared/catalogue';
+import { DOCUMENTATION_URL, LIMITS, UPDATE_TYPES } from '../shared/spec';
 import { CREDENTIAL_TYPE, callMethod, redact } from '../shared/transport';
 import { seenBefore } from './dedupe';
 import { applyFilters, isUpdate, parseIdList, withHandyFields } from './filters';
@@ -110,7 +110,7 @@ function displayUrl(url: string, token: string): string {
 }
 
 async function currentWebhookUrl(ctx: IHookFunctions): Promise<string> {
-	const info = await callMethod<IDataObject | null>(ctx, 'getWebhookInfo');
+	const info = await callMethod<IDataObject | null>(ctx, 'getWebhookInfo', {}, { idempotent: true });
 	return info && typeof info.url === 'string' ? info.url : '';
 }
 
@@ -127,7 +127,7 @@ export class ServiceBotTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{"On " + ($parameter["updates"] || []).join(", ")}}',
 		description: 'Starts the workflow when the Service bot receives a message or a button click',
-		documentationUrl: 'https://github.com/n8n-nodes-service-bot/n8n-nodes-service-bot#trigger',
+		documentationUrl: `${DOCUMENTATION_URL}#trigger`,
 		defaults: {
 			name: 'Service Bot Trigger',
 		},

@@ -5,30 +5,9 @@
  * what may be retried. Where the spec says "not shown", the Telegram Bot API's convention is used
  * and marked `convention` so readers know it is not from the spec.
  */
+import { LIMITS, UPDATE_TYPES } from './spec';
 
-/** Part 8 of the spec, plus the character-count rule every length uses. */
-export const LIMITS = {
-	/** Lengths are counted in UTF-16 code units, as the Telegram-compatible services count them. */
-	messageText: { max: 32768 },
-	caption: { max: 32768 },
-	inlineButtonText: { max: 128 },
-	callbackDataBytes: { min: 1, max: 64 },
-	inlineKeyboardRows: { max: 100 },
-	buttonsPerRow: { min: 1, max: 8 },
-	callbackAnswerText: { max: 200 },
-	botName: { min: 1, max: 100 },
-	botDescription: { max: 512 },
-	botShortDescription: { max: 120 },
-	secretToken: { min: 1, max: 256, pattern: /^[A-Za-z0-9_-]+$/ },
-	maxConnections: { min: 1, max: 100, default: 40 },
-	webhookPorts: [443, 80, 8080, 8443] as readonly number[],
-	updatesLimit: { min: 1, max: 100, default: 100 },
-	updatesTimeout: { min: 0, max: 50, default: 0 },
-	/** Spec: not shown. Telegram's convention, which Telegram-compatible services follow. */
-	commandName: { min: 1, max: 32, pattern: /^[a-z0-9_]+$/ },
-	commandDescription: { min: 1, max: 256 },
-	commandsPerList: { max: 100 },
-} as const;
+export { LIMITS, UPDATE_TYPES };
 
 /** URL schemes an inline button may open: the web ones and the service's own application scheme. */
 export const BUTTON_URL_SCHEMES = ['https:', 'http:', 'service:'] as const;
@@ -46,8 +25,6 @@ export const CHAT_ACTIONS = [
 	'choose_sticker',
 	'find_location',
 ] as const;
-
-export const UPDATE_TYPES = ['message', 'callback_query'] as const;
 
 export const CHAT_MEMBER_STATUSES = ['creator', 'administrator', 'member', 'left'] as const;
 

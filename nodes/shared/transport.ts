@@ -10,17 +10,22 @@ import type {
 	IHookFunctions,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
+	ITriggerFunctions,
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import { isReadOnly } from './catalogue';
 import { tokenPathSegment } from './token';
 
 export const CREDENTIAL_TYPE = 'serviceBotApi';
 
-export type ServiceBotContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions | ILoadOptionsFunctions;
+export type ServiceBotContext =
+	| IExecuteFunctions
+	| IHookFunctions
+	| IWebhookFunctions
+	| ITriggerFunctions
+	| ILoadOptionsFunctions;
 
 export interface RetryPolicy {
 	/** How many times a 429 is waited out before giving up. */
@@ -42,8 +47,17 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
 
 export interface CallOptions {
 	itemIndex?: number;
-	/** Request timeout in milliseconds; default 30 s, or the long-poll wait plus 15 s for getUpdates. */
+	/**
+	 * Whether repeating the call cannot act twice (it only reads, or sets a state to the same value).
+	 * Only such calls are repeated after a network error or a 5xx, when the service may have acted.
+	 */
+	idempotent?: boolean;
+	/** Seconds the service may hold the request open (a long poll); the timeout grows by as much. */
+	longPollSeconds?: number;
+	/** Request timeout in milliseconds; default 30 s plus any long-poll wait. */
 	timeoutMs?: number;
+	/** Aborts the request, e.g. an open long poll when the trigger is closed. */
+	abortSignal?: AbortSignal;
 	retry?: Partial<RetryPolicy>;
 }
 
@@ -82,13 +96,16 @@ export function redact(text: string, token: string): string {
 /** Token of the node's credential, read once per execution context: the redaction needs it. */
 const tokenCache = new WeakMap<object, Promise<string>>();
 
-function tokenOf(ctx: ServiceBotContext): Promise<string> {
+/** The bot token of the node's credential ('' when it has none); read once per context. */
+export async function tokenOf(ctx: ServiceBotContext): Promise<string> {
 	let cached = tokenCache.get(ctx);
 	if (!cached) {
-		cached = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) => String(credentials.accessToken ?? ''));
+		cached = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) =>
+			typeof credentials.accessToken === 'string' ? credentials.accessToken : '',
+		);
 		tokenCache.set(ctx, cached);
 	}
-	return cached;
+	return await cached;
 }
 
 function describeUnknown(value: unknown, token: string): string {
@@ -207,8 +224,8 @@ export async function callMethod<T = unknown>(
 ): Promise<T> {
 	const token = await tokenOf(ctx);
 	const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-	const readOnly = isReadOnly(method);
-	const longPoll = typeof body.timeout === 'number' && method === 'getUpdates' ? body.timeout * 1000 : 0;
+	const readOnly = options.idempotent === true;
+	const longPollMs = (options.longPollSeconds ?? 0) * 1000;
 	const request: IHttpRequestOptions = {
 		method: 'POST',
 		url: `/${method}`,
@@ -216,9 +233,10 @@ export async function callMethod<T = unknown>(
 		json: true,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: options.timeoutMs ?? (longPoll ? longPoll + LONG_POLL_MARGIN_MS : DEFAULT_TIMEOUT_MS),
+		timeout: options.timeoutMs ?? (longPollMs > 0 ? longPollMs + LONG_POLL_MARGIN_MS : DEFAULT_TIMEOUT_MS),
 		// The Bot API never redirects. Without this, axios sends every request through follow-redirects.
 		disableFollowRedirect: true,
+		...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
 	};
 
 	let rateLimited = 0;
@@ -232,6 +250,15 @@ export async function callMethod<T = unknown>(
 				{ ...request },
 			)) as FullResponse;
 		} catch (error) {
+			if (options.abortSignal?.aborted) {
+				throw apiError(ctx, token, {
+					method,
+					httpCode: 499,
+					message: `${method} was cancelled`,
+					description: 'The request was aborted before the service answered.',
+					itemIndex: options.itemIndex,
+				});
+			}
 			const code = networkCode(error);
 			const nothingSent = code !== undefined && NOT_SENT_CODES.has(code);
 			if ((readOnly || nothingSent) && transient < policy.transientRetries) {

@@ -204,7 +204,14 @@ describe('fault injection (the whole describe is captured and scanned)', () => {
 			return keep(
 				await executeNode({
 					nodeType: new MethodCaller(),
-					parameters: { method, body: JSON.stringify(body), timeoutMs: 200, retry: JSON.stringify({ backoffBaseMs: 20 }) },
+					parameters: {
+						method,
+						body: JSON.stringify(body),
+						timeoutMs: 200,
+						retry: JSON.stringify({ backoffBaseMs: 20 }),
+						// The spec's get… methods only read, so the node marks them safe to repeat.
+						idempotent: method.startsWith('get'),
+					},
 					credentials: { accessToken: TOKEN, baseUrl: emu.baseUrl },
 				}),
 			);

@@ -42,6 +42,8 @@ export class MethodCaller implements INodeType {
 			{ displayName: 'Body', name: 'body', type: 'json', default: '{}' },
 			{ displayName: 'Timeout (Ms)', name: 'timeoutMs', type: 'number', default: 0 },
 			{ displayName: 'Retry Policy', name: 'retry', type: 'json', default: '{}' },
+			// What the Service Bot node knows from its method definitions: reads may be repeated.
+			{ displayName: 'Idempotent', name: 'idempotent', type: 'boolean', default: false },
 		],
 	};
 
@@ -56,6 +58,7 @@ export class MethodCaller implements INodeType {
 				const retry = parseJsonParameter(this.getNodeParameter('retry', itemIndex)) as Partial<RetryPolicy>;
 				const result = await callMethod(this, method, body, {
 					itemIndex,
+					idempotent: this.getNodeParameter('idempotent', itemIndex) as boolean,
 					timeoutMs: timeoutMs > 0 ? timeoutMs : undefined,
 					retry,
 				});

@@ -14,8 +14,6 @@ import * as other from './other';
 import * as update from './update';
 import * as webhook from './webhook';
 
-export const DOCUMENTATION_URL = 'https://github.com/n8n-nodes-service-bot/n8n-nodes-service-bot#service-bot';
-
 const RESOURCE_OPTIONS: INodePropertyOptions[] = RESOURCES.map(
 	({ name, value, description }): INodePropertyOptions => ({ name, value, description }),
 ).concat({

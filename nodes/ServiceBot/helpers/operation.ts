@@ -122,7 +122,11 @@ export async function sendPrepared(
 	splitIntoItems = true,
 ): Promise<void> {
 	for (const request of prepared.requests) {
-		const result = await callMethod(ctx, request.method, request.body, { itemIndex });
+		const result = await callMethod(ctx, request.method, request.body, {
+			itemIndex,
+			idempotent: method.readOnly,
+			longPollSeconds: method.name === 'getUpdates' && typeof request.body.timeout === 'number' ? request.body.timeout : undefined,
+		});
 		output.push(...shapeResult(method, result, request.body, splitIntoItems));
 	}
 }

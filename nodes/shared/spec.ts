@@ -1,0 +1,33 @@
+/**
+ * What the service's Bot API document fixes and both nodes use: the limits of its part 8 and the
+ * update types of its part 6. Written from the document; where it says "not shown", Telegram's
+ * convention fills in and the entry says so.
+ */
+
+/** Lengths are counted in UTF-16 code units, as the Telegram-compatible services count them. */
+export const LIMITS = {
+	messageText: { max: 32768 },
+	caption: { max: 32768 },
+	inlineButtonText: { max: 128 },
+	callbackDataBytes: { min: 1, max: 64 },
+	inlineKeyboardRows: { max: 100 },
+	buttonsPerRow: { min: 1, max: 8 },
+	callbackAnswerText: { max: 200 },
+	botName: { min: 1, max: 100 },
+	botDescription: { max: 512 },
+	botShortDescription: { max: 120 },
+	secretToken: { min: 1, max: 256, pattern: /^[A-Za-z0-9_-]+$/ },
+	maxConnections: { min: 1, max: 100, default: 40 },
+	webhookPorts: [443, 80, 8080, 8443] as readonly number[],
+	updatesLimit: { min: 1, max: 100, default: 100 },
+	updatesTimeout: { min: 0, max: 50, default: 0 },
+	/** Spec: not shown. Telegram's convention, which Telegram-compatible services follow. */
+	commandName: { min: 1, max: 32, pattern: /^[a-z0-9_]+$/ },
+	commandDescription: { min: 1, max: 256 },
+	commandsPerList: { max: 100 },
+} as const;
+
+export const UPDATE_TYPES = ['message', 'callback_query'] as const;
+
+/** Where the package's documentation (its README) lives; each node links to its own section. */
+export const DOCUMENTATION_URL = 'https://github.com/n8n-nodes-service-bot/n8n-nodes-service-bot';
