@@ -184,7 +184,7 @@ describe('buildReplyMarkup: None, force reply, remove keyboard', () => {
 		for (const replyMarkup of ['replyKeyboard', 'forceReply', 'removeKeyboard']) {
 			const read = (name: string, _: number, fallback?: unknown) => (name === 'replyMarkup' ? replyMarkup : fallback);
 			const ctx = { getNode: () => node, getNodeParameter: read } as unknown as IExecuteFunctions;
-			expect(() => buildReplyMarkup(ctx, 0, 'inline')).toThrow(/^Item 1: Reply Markup → .*only an inline keyboard/);
+			expect(() => buildReplyMarkup(ctx, 0, 'inline')).toThrow(/^Reply Markup → .*only an inline keyboard.*\[item 0\]$/);
 		}
 	});
 });
@@ -232,19 +232,19 @@ describe('buildReplyMarkup: builder', () => {
 
 	it('rejects a keyboard without rows or with an empty row', () => {
 		expect(errorOf({ replyMarkup: 'inlineKeyboard' }).message).toBe(
-			'Item 1: Reply Markup → keyboard: has no rows; add at least one row, or choose None for no keyboard',
+			'Reply Markup → keyboard: has no rows; add at least one row, or choose None for no keyboard [item 0]',
 		);
 		expect(errorOf(builder([[{ text: 'A', callbackData: 'a' }], []])).message).toBe(
-			`Item 1: Reply Markup → row 2: has no buttons; a row needs ${LIMITS.buttonsPerRow.min} to ${LIMITS.buttonsPerRow.max}`,
+			`Reply Markup → row 2: has no buttons; a row needs ${LIMITS.buttonsPerRow.min} to ${LIMITS.buttonsPerRow.max} [item 0]`,
 		);
-		expect(errorOf(builder([[{ text: '' }]], 'replyKeyboard')).message).toBe('Item 1: Reply Markup → row 1, button 1: text is empty');
+		expect(errorOf(builder([[{ text: '' }]], 'replyKeyboard')).message).toBe('Reply Markup → row 1, button 1: text is empty [item 0]');
 	});
 
 	it('names an empty callback data and an empty URL', () => {
 		expect(errorOf(builder([[{ text: 'A' }]])).message).toBe(
-			'Item 1: Reply Markup → row 1, button 1: callback_data is empty; it must be 1 to 64 bytes',
+			'Reply Markup → row 1, button 1: callback_data is empty; it must be 1 to 64 bytes [item 0]',
 		);
-		expect(errorOf(builder([[{ text: 'A', buttonType: 'url' }]])).message).toBe('Item 1: Reply Markup → row 1, button 1: url is empty');
+		expect(errorOf(builder([[{ text: 'A', buttonType: 'url' }]])).message).toBe('Reply Markup → row 1, button 1: url is empty [item 0]');
 	});
 });
 
@@ -280,35 +280,35 @@ describe('buildReplyMarkup: JSON', () => {
 	it('says on which line and column a JSON string is broken, and for which item', () => {
 		const error = errorOf(json('[\n  [{"text": "Yes", "callback_data": "yes",}]\n]'), 'any', 3);
 		expect(error.message).toBe(
-			'Item 4: Reply Markup → JSON line 2, column 43: not valid JSON: a comma before "}" (remove the trailing comma); here: k_data": "yes",▸}] ]',
+			'Reply Markup → JSON line 2, column 43: not valid JSON: a comma before "}" (remove the trailing comma); here: k_data": "yes",▸}] ] [item 3]',
 		);
 		expect(error.context.itemIndex).toBe(3);
 		expect(errorOf(json("[[{'text': 'Yes'}]]")).message).toMatch(
-			/^Item 1: Reply Markup → JSON line 1, column 4: not valid JSON: unexpected ' \(JSON strings and names use double quotes\)/,
+			/^Reply Markup → JSON line 1, column 4: not valid JSON: unexpected ' \(JSON strings and names use double quotes\).*\[item 0\]$/,
 		);
-		expect(errorOf(json('[[{"text": "Yes"}]')).message).toMatch(/^Item 1: Reply Markup → JSON line 1, column 19: not valid JSON: the text ends too early/);
+		expect(errorOf(json('[[{"text": "Yes"}]')).message).toMatch(/^Reply Markup → JSON line 1, column 19: not valid JSON: the text ends too early.*\[item 0\]$/);
 		expect(errorOf(json('[[{"text": "{{ $json.name }}", callback_data: 1}]]')).message).toMatch(
 			/where a name in double quotes should be \(it contains \{\{ \}\}: switch the field to Expression to evaluate it\)/,
 		);
 	});
 
 	it('explains an empty field, a flat list of buttons and a markup of the other kind', () => {
-		expect(errorOf(json('  ')).message).toMatch(/^Item 1: Reply Markup → JSON: empty; give the rows/);
-		expect(errorOf(json([cb('A', 'a')])).message).toMatch(/^Item 1: Reply Markup → JSON: a list of buttons, not of rows; wrap each row in \[ \]/);
+		expect(errorOf(json('  ')).message).toMatch(/^Reply Markup → JSON: empty; give the rows.*\[item 0\]$/);
+		expect(errorOf(json([cb('A', 'a')])).message).toMatch(/^Reply Markup → JSON: a list of buttons, not of rows; wrap each row in \[ \].*\[item 0\]$/);
 		expect(errorOf(json({ keyboard: [['A']] })).message).toBe(
-			'Item 1: Reply Markup → JSON: holds a reply keyboard ("keyboard") but Reply Markup is Inline Keyboard; change one of them',
+			'Reply Markup → JSON: holds a reply keyboard ("keyboard") but Reply Markup is Inline Keyboard; change one of them [item 0]',
 		);
 		expect(errorOf(json({ rows: [] })).message).toBe(
-			'Item 1: Reply Markup → JSON: must be the rows or an object with "inline_keyboard", got an object with "rows"',
+			'Reply Markup → JSON: must be the rows or an object with "inline_keyboard", got an object with "rows" [item 0]',
 		);
-		expect(errorOf(json('42')).message).toBe('Item 1: Reply Markup → JSON: must be the rows (an array of arrays) or the whole markup, got a number');
+		expect(errorOf(json('42')).message).toBe('Reply Markup → JSON: must be the rows (an array of arrays) or the whole markup, got a number [item 0]');
 	});
 
 	it('validates JSON buttons like any other', () => {
 		expect(errorOf(json([[{ text: 'A', callbackData: 'a' }]])).message).toBe(
-			'Item 1: Reply Markup → row 1, button 1: no action: set exactly one of callback_data, url or switch_inline_query (found "callbackData": did you mean "callback_data"?)',
+			'Reply Markup → row 1, button 1: no action: set exactly one of callback_data, url or switch_inline_query (found "callbackData": did you mean "callback_data"?) [item 0]',
 		);
-		expect(errorOf(json([['A']])).message).toMatch(/^Item 1: Reply Markup → row 1, button 1: must be an object with text and one action/);
+		expect(errorOf(json([['A']])).message).toMatch(/^Reply Markup → row 1, button 1: must be an object with text and one action.*\[item 0\]$/);
 	});
 });
 
@@ -371,29 +371,29 @@ describe('buildReplyMarkup: auto grid', () => {
 		const markup = build(grid({ gridLabels: labels(800), gridColumns: 8 }));
 		expect((markup?.inline_keyboard as unknown[]).length).toBe(100);
 		expect(errorOf(grid({ gridLabels: labels(801), gridColumns: 8 })).message).toBe(
-			'Item 1: Reply Markup → labels: 801 labels at 8 per row make 101 rows, the limit is 100; raise Buttons per Row or shorten the list',
+			'Reply Markup → labels: 801 labels at 8 per row make 101 rows, the limit is 100; raise Buttons per Row or shorten the list [item 0]',
 		);
 	});
 
 	it('names the label whose button breaks a limit', () => {
 		const long = 'é'.repeat(41);
 		expect(errorOf(grid({ gridLabels: `ok, fine, ${long}` })).message).toBe(
-			`Item 1: Reply Markup → row 2, button 1 (label 3 "${'é'.repeat(39)}…"): callback_data is 82 bytes, the limit is 64 (UTF-8: its 41 characters include multi-byte ones)`,
+			`Reply Markup → row 2, button 1 (label 3 "${'é'.repeat(39)}…"): callback_data is 82 bytes, the limit is 64 (UTF-8: its 41 characters include multi-byte ones) [item 0]`,
 		);
 	});
 
 	it('rejects an empty list, unknown placeholders, bad buttons-per-row and non-text labels', () => {
 		expect(errorOf(grid({ gridLabels: ' , ,' })).message).toBe(
-			'Item 1: Reply Markup → labels: the list is empty; give at least one label, or choose None for no keyboard',
+			'Reply Markup → labels: the list is empty; give at least one label, or choose None for no keyboard [item 0]',
 		);
 		expect(errorOf(grid({ gridLabels: 'a', gridCallbackData: 'x:{lable}' })).message).toBe(
-			'Item 1: Reply Markup → Callback Data: unknown placeholder {lable}; use {label}, {index}, {row}, {column}',
+			'Reply Markup → Callback Data: unknown placeholder {lable}; use {label}, {index}, {row}, {column} [item 0]',
 		);
 		expect(errorOf(grid({ gridLabels: 'a', gridColumns: 9 })).message).toBe(
-			'Item 1: Reply Markup → Buttons per Row: 9; it must be a whole number from 1 to 8',
+			'Reply Markup → Buttons per Row: 9; it must be a whole number from 1 to 8 [item 0]',
 		);
 		expect(errorOf(grid({ gridLabels: [{ name: 'a' }] as unknown as string })).message).toMatch(
-			/^Item 1: Reply Markup → labels: item 1 of the list is an object, not text/,
+			/^Reply Markup → labels: item 1 of the list is an object, not text.*\[item 0\]$/,
 		);
 	});
 });
@@ -412,7 +412,7 @@ describe('part 8 limits, at the boundary and one over', () => {
 		expect(error.context.itemIndex).toBe(1);
 		return error.message;
 	};
-	const prefix = 'Item 2: Reply Markup → row 1, button 1: ';
+	const prefix = 'Reply Markup → row 1, button 1:  [item 1]';
 
 	it('button text: 128 characters (UTF-16 units) pass, 129 fail', () => {
 		expect(one(cb('a'.repeat(128), 'x'))).toEqual(inline([[cb('a'.repeat(128), 'x')]]));
@@ -442,13 +442,13 @@ describe('part 8 limits, at the boundary and one over', () => {
 	it('rows: 100 pass, 101 fail', () => {
 		const rows = (count: number) => Array.from({ length: count }, () => row(1));
 		expect(build(json(rows(100)))).toEqual(inline(rows(100)));
-		expect(errorOf(json(rows(101)), 'inline', 1).message).toBe('Item 2: Reply Markup → keyboard: 101 rows, the limit is 100');
+		expect(errorOf(json(rows(101)), 'inline', 1).message).toBe('Reply Markup → keyboard: 101 rows, the limit is 100 [item 1]');
 	});
 
 	it('buttons per row: 8 pass, 9 fail, an empty row fails', () => {
 		expect(build(json([row(8)]))).toEqual(inline([row(8)]));
-		expect(errorOf(json([row(1), row(9)])).message).toBe('Item 1: Reply Markup → row 2: 9 buttons, the limit is 8');
-		expect(errorOf(json([row(1), [], row(1)])).message).toBe('Item 1: Reply Markup → row 2: has no buttons; a row needs 1 to 8');
+		expect(errorOf(json([row(1), row(9)])).message).toBe('Reply Markup → row 2: 9 buttons, the limit is 8 [item 0]');
+		expect(errorOf(json([row(1), [], row(1)])).message).toBe('Reply Markup → row 2: has no buttons; a row needs 1 to 8 [item 0]');
 	});
 
 	it('exactly one action', () => {
@@ -481,7 +481,7 @@ describe('part 8 limits, at the boundary and one over', () => {
 
 	it('reports every problem: the first in the message, all in the description', () => {
 		const error = errorOf(json([[cb('a'.repeat(129), ''), { text: 'B' }], row(9)]), 'any', 1);
-		expect(error.message).toBe('Item 2: Reply Markup → row 1, button 1: text is 129 characters, the limit is 128 (and 3 more)');
+		expect(error.message).toBe('Reply Markup → row 1, button 1: text is 129 characters, the limit is 128 (and 3 more) [item 1]');
 		expect(error.description).toBe(
 			[
 				'All problems:',

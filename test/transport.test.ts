@@ -213,9 +213,9 @@ describe('the token never appears in an error', () => {
 
 	it('self-check: the leak detector finds a token wherever it is', () => {
 		const leaky = new Error('no token here', { cause: new Error(`GET /bot${encodeURIComponent(TOKEN)}/getMe failed`) });
-		expect(() => expectNoToken(TOKEN, { output: [], run: {} as ExecuteNodeResult['run'], error: undefined })).not.toThrow();
+		expect(() => expectNoToken(TOKEN, { output: [], errorOutput: [], run: {} as ExecuteNodeResult['run'], error: undefined })).not.toThrow();
 		MethodCaller.thrown.push(leaky);
-		expect(() => expectNoToken(TOKEN, { output: [], run: {} as ExecuteNodeResult['run'], error: undefined })).toThrow(
+		expect(() => expectNoToken(TOKEN, { output: [], errorOutput: [], run: {} as ExecuteNodeResult['run'], error: undefined })).toThrow(
 			/leaked/,
 		);
 	});

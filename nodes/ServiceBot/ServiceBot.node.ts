@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { DOCUMENTATION_URL } from '../shared/spec';
-import { router } from './actions/router';
-import { versionProperties } from './actions/versionDescription';
+import { properties } from './describe/properties';
+import { runOperation } from './send/run';
 
 export class ServiceBot implements INodeType {
 	description: INodeTypeDescription = {
@@ -11,7 +11,9 @@ export class ServiceBot implements INodeType {
 		name: 'serviceBot',
 		icon: { light: 'file:../../icons/serviceBot.svg', dark: 'file:../../icons/serviceBot.dark.svg' },
 		group: ['output'],
-		version: 1,
+		// 2: Edit Message Caption takes its caption as a main field; setting the bot's (short)
+		// description requires a value, and removing it is an explicit choice.
+		version: [1, 2],
 		// "sendMessage" → "Send Message" under the node's name on the canvas.
 		subtitle:
 			'={{ $parameter["operation"].charAt(0).toUpperCase() + $parameter["operation"].slice(1).replace(/([A-Z])/g, " $1") }}',
@@ -22,10 +24,10 @@ export class ServiceBot implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'serviceBotApi', required: true }],
-		properties: versionProperties,
+		properties,
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+		return await runOperation.call(this);
 	}
 }

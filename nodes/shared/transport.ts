@@ -209,7 +209,7 @@ function hintFor(statusCode: number, method: string): string {
 	if (statusCode === 409) return 'This conflicts with the bot\'s current state, for example polling while a webhook is set.';
 	if (statusCode === 429) return 'The service is rate-limiting the bot. Lower the concurrency or try again later.';
 	if (statusCode >= 500) return 'The service had a problem. It may have acted anyway, so check before sending again.';
-	return '';
+	return `The service refused ${method} (HTTP ${statusCode}).`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { checkFormatting } from './formatting';
 import { LIMITS, isInlineKeyboard, parseReplyMarkup } from './markup';
 import { Params } from './params';
 import type { BotRecord, ChatRecord, MessageRecord, World } from './state';
@@ -61,6 +62,13 @@ function parseMode(p: Params, allowed: readonly string[] = ['HTML', 'Markdown', 
 	const match = allowed.find((a) => a.toLowerCase() === v.toLowerCase());
 	if (!match) throw badRequest(`unsupported parse_mode "${v}": use one of ${allowed.join(', ')}`);
 	return match;
+}
+
+/** The parse mode of a text or caption, after checking that its markup parses (entities replace it). */
+function formatting(p: Params, value: string | undefined, entityList: MessageEntity[] | undefined): string | undefined {
+	const mode = parseMode(p);
+	if (entityList === undefined) checkFormatting(value, mode);
+	return mode;
 }
 
 function entities(p: Params, name: string): MessageEntity[] | undefined {
@@ -152,11 +160,13 @@ function sendMessage(ctx: MethodContext): unknown {
 	const p = ctx.params;
 	const chat = chatFor(ctx);
 	const t = text(p, 'text', true);
+	const ents = entities(p, 'entities');
+	const mode = formatting(p, t, ents);
 	const rec = ctx.world.appendMessage(chat, {
 		fromId: ctx.bot.id,
 		text: t,
-		entities: entities(p, 'entities'),
-		parseMode: parseMode(p),
+		entities: ents,
+		parseMode: mode,
 		replyToId: replyTo(p, chat, ctx.world),
 		disableNotification: p.bool('disable_notification'),
 		replyMarkup: replyMarkup(p, false),
@@ -175,12 +185,15 @@ function sendMedia(kind: MediaKind): Handler {
 		const media = UUID_RE.test(ref) ? ctx.world.media.get(ref.toLowerCase()) : undefined;
 		if (!media) throw badRequest('wrong file identifier/HTTP URL specified');
 		if (media.kind !== kind) throw badRequest(`wrong file identifier: type of file mismatch (${kind} expected, the file is a ${media.kind})`);
+		const mediaCaption = caption(p);
+		const captionEntities = entities(p, 'caption_entities');
+		const mode = formatting(p, mediaCaption, captionEntities);
 		const rec = ctx.world.appendMessage(chat, {
 			fromId: ctx.bot.id,
 			media: { kind, id: media.id },
-			caption: caption(p),
-			captionEntities: entities(p, 'caption_entities'),
-			parseMode: parseMode(p),
+			caption: mediaCaption,
+			captionEntities,
+			parseMode: mode,
 			replyToId: replyTo(p, chat, ctx.world),
 			disableNotification: p.bool('disable_notification'),
 			replyMarkup: replyMarkup(p, false),
@@ -227,6 +240,8 @@ function copyMessage(ctx: MethodContext): unknown {
 	const src = ctx.world.findMessage(from, messageId(p));
 	if (!src) throw badRequest('message to copy not found');
 	const newCaption = caption(p);
+	const newCaptionEntities = entities(p, 'caption_entities');
+	const newMode = formatting(p, newCaption, newCaptionEntities);
 	const markup = replyMarkup(p, false);
 	const isMedia = src.media !== undefined;
 	const rec = ctx.world.appendMessage(chat, {
@@ -235,8 +250,8 @@ function copyMessage(ctx: MethodContext): unknown {
 		entities: src.entities,
 		media: src.media,
 		caption: isMedia && p.has('caption') ? newCaption || undefined : src.caption,
-		captionEntities: isMedia && p.has('caption') ? entities(p, 'caption_entities') : src.captionEntities,
-		parseMode: isMedia && p.has('caption') ? parseMode(p) : src.parseMode,
+		captionEntities: isMedia && p.has('caption') ? newCaptionEntities : src.captionEntities,
+		parseMode: isMedia && p.has('caption') ? newMode : src.parseMode,
 		replyToId: replyTo(p, chat, ctx.world),
 		disableNotification: p.bool('disable_notification'),
 		replyMarkup: markup ?? inlineOf(src.replyMarkup),
@@ -250,7 +265,7 @@ function editMessageText(ctx: MethodContext): unknown {
 	const rec = ownMessage(ctx, chat, 'message to edit not found');
 	const t = text(p, 'text', true);
 	const ents = entities(p, 'entities');
-	const mode = parseMode(p);
+	const mode = formatting(p, t, ents);
 	const markup = replyMarkup(p, true);
 	if (rec.text === undefined) throw badRequest('there is no text in the message to edit');
 	if (rec.text === t && same(rec.entities, ents) && rec.parseMode === mode && same(inlineOf(rec.replyMarkup), markup)) throw badRequest(NOT_MODIFIED);
@@ -268,7 +283,7 @@ function editMessageCaption(ctx: MethodContext): unknown {
 	const rec = ownMessage(ctx, chat, 'message to edit not found');
 	const c = caption(p) || undefined;
 	const ents = entities(p, 'caption_entities');
-	const mode = parseMode(p);
+	const mode = formatting(p, c, ents);
 	const markup = replyMarkup(p, true);
 	if (!rec.media) throw badRequest('there is no caption in the message to edit');
 	if (rec.caption === c && same(rec.captionEntities, ents) && rec.parseMode === mode && same(inlineOf(rec.replyMarkup), markup)) throw badRequest(NOT_MODIFIED);

@@ -22,6 +22,7 @@ import type {
 	IVersionedNodeType,
 	IWebhookResponseData,
 	IWorkflowBase,
+	OnError,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
 
@@ -61,7 +62,13 @@ export interface ExecuteNodeOptions {
 	/** Input items' json; default `[{}]`. */
 	items?: IDataObject[];
 	credentials: TestCredentials;
-	/** The node setting "On Error: Continue" (`onError: 'continueRegularOutput'`). */
+	/**
+	 * The node's "On Error" setting, as n8n stores it: 'stopWorkflow' (n8n's default), 'continueRegularOutput'
+	 * ("Continue"), or 'continueErrorOutput' ("Continue (using error output)": n8n-core then moves failed
+	 * items to a second, error output).
+	 */
+	onError?: OnError;
+	/** Shorthand for `onError: 'continueRegularOutput'`. */
 	continueOnFail?: boolean;
 	typeVersion?: number;
 	/** Name of the node under test; default its `defaults.name`. */
@@ -73,8 +80,10 @@ export interface ExecuteNodeOptions {
 }
 
 export interface ExecuteNodeResult {
-	/** The node's first output. */
+	/** The node's first output (with 'continueErrorOutput': the success output). */
 	output: INodeExecutionData[];
+	/** With 'continueErrorOutput': the error output, as n8n-core filled it; otherwise empty. */
+	errorOutput: INodeExecutionData[];
 	/** The node's error when it failed (also set on the execution when not continuing on fail). */
 	error?: ExecutionError;
 	run: IRun;
@@ -105,7 +114,7 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 		position: [220, 0],
 		parameters: options.parameters,
 		credentials: { [options.credential?.typeName ?? 'serviceBotApi']: TEST_CREDENTIAL_REF },
-		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		onError: options.onError ?? (options.continueOnFail ? 'continueRegularOutput' : 'stopWorkflow'),
 	};
 	const connections: IConnections = {
 		[START_NODE_NAME]: { main: [[{ node: nodeName, type: NodeConnectionTypes.Main, index: 0 }]] },
@@ -153,6 +162,7 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 	const task = run.data.resultData.runData[nodeName]?.[0];
 	return {
 		output: task?.data?.main?.[0] ?? [],
+		errorOutput: testedNode.onError === 'continueErrorOutput' ? (task?.data?.main?.[1] ?? []) : [],
 		error: task?.error ?? run.data.resultData.error,
 		run,
 	};

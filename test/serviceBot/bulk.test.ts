@@ -4,7 +4,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { LIMITS } from '../../nodes/shared/catalogue';
+import { LIMITS } from '../../nodes/shared/spec';
 import { byId, jsonOf, pairingOf, run, runOk, useEmulator } from './helpers';
 
 const ctx = useEmulator();
@@ -131,9 +131,9 @@ describe('errors in bulk', () => {
 			'error',
 			'valid 3',
 		]);
-		expect(out[1].json.error).toBe("Item 2: Chat: 'abc' is not a chat UUID or @username");
+		expect(out[1].json.error).toBe("Chat: 'abc' is not a chat UUID or @username [item 1]");
 		expect(out[3].json.error).toBe('Forbidden: bot is not a member of the chat');
-		expect(out[4].json.error).toBe('Item 5: Text: is required and may not be empty');
+		expect(out[4].json.error).toBe('Text: is required and may not be empty [item 4]');
 		expect(ctx.emu.callsTo('sendMessage').map((call) => call.body.text).sort()).toEqual(
 			['valid 1', 'valid 2', 'refused by the service', 'valid 3'].sort(),
 		);
@@ -142,7 +142,7 @@ describe('errors in bulk', () => {
 
 	it('without Continue On Fail, bad input fails the node before any request', async () => {
 		const result = await run(ctx, sendFromItems(), { items: mixed() });
-		expect(result.error?.message).toBe("Item 2: Chat: 'abc' is not a chat UUID or @username");
+		expect(result.error?.message).toBe("Chat: 'abc' is not a chat UUID or @username [item 1]");
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 
@@ -153,7 +153,7 @@ describe('errors in bulk', () => {
 			{ chat: ctx.d.privateChatId, text: 'three' },
 		];
 		const result = await run(ctx, sendFromItems({ options: { concurrency: 1 } }), { items });
-		expect(result.error?.message).toBe('Forbidden: bot is not a member of the chat');
+		expect(result.error?.message).toBe('Forbidden: bot is not a member of the chat [item 1]; not sent: item 2');
 		expect((result.error as unknown as { context: IDataObject }).context.itemIndex).toBe(1);
 		expect(ctx.emu.callsTo('sendMessage').map((call) => call.body.text)).toEqual(['one', 'two']);
 	});
@@ -221,7 +221,7 @@ describe('Split Long Text', () => {
 	it('without the option a text over the limit fails naming item and field, nothing sent', async () => {
 		const text = 'x'.repeat(MAX + 1);
 		const result = await run(ctx, sendLong(text, { options: {} }), { items: [{ text }] });
-		expect(result.error?.message).toBe(`Item 1: Text: is ${MAX + 1} characters, the limit is ${MAX}`);
+		expect(result.error?.message).toBe(`Text: is ${MAX + 1} characters, the limit is ${MAX} [item 0]`);
 		expect(result.error?.description).toMatch(/Split Long Text/);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
@@ -233,7 +233,7 @@ describe('Split Long Text', () => {
 			sendLong(text, { additionalFields: { entities: '[{"type": "bold", "offset": 0, "length": 1}]' } }),
 			{ items: [{ text }] },
 		);
-		expect(result.error?.message).toMatch(/^Item 1: Entities: can't be combined with Split Long Text/);
+		expect(result.error?.message).toMatch(/^Entities: can't be combined with Split Long Text.*\[item 0\]$/);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 

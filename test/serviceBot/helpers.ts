@@ -1,5 +1,5 @@
 /** Shared helpers of the Service Bot action node tests (not a test file itself). */
-import type { IDataObject, INodeExecutionData, INodeParameterResourceLocator, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameterResourceLocator, INodeParameters, OnError } from 'n8n-workflow';
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { startEmulator } from '../emulator';
@@ -38,7 +38,10 @@ export const byUsername = (value: string): INodeParameterResourceLocator => ({ _
 export interface RunOptions {
 	items?: IDataObject[];
 	continueOnFail?: boolean;
+	onError?: OnError;
 	token?: string;
+	/** Node version; default the newest. */
+	typeVersion?: number;
 }
 
 /** Runs the node once through n8n-core's WorkflowExecute against the emulator. */
@@ -49,6 +52,8 @@ export async function run(ctx: Ctx, parameters: INodeParameters, options: RunOpt
 		items: options.items,
 		credentials: { accessToken: options.token ?? ctx.d.token, baseUrl: ctx.emu.baseUrl },
 		continueOnFail: options.continueOnFail,
+		onError: options.onError,
+		typeVersion: options.typeVersion,
 	});
 }
 

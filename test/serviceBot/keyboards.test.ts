@@ -152,7 +152,7 @@ describe('keyboard limits through the node: error names item and path, nothing i
 			{ items },
 		);
 		// Item 1 has 65 bytes already: the first bad item fails the run before any request.
-		expect(result.error?.message).toMatch(/^Item 1: .*row 2, button 2: callback_data is 65 bytes, the limit is 64/);
+		expect(result.error?.message).toMatch(/^.*row 2, button 2: callback_data is 65 bytes, the limit is 64.*\[item 0\]$/);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 
@@ -162,7 +162,7 @@ describe('keyboard limits through the node: error names item and path, nothing i
 			send({ replyMarkup: 'inlineKeyboard', keyboardMode: 'json', keyboardJson: '={{ $json.n === 2 ? [Array.from({length: 9}, (_, i) => ({text: String(i), callback_data: String(i)}))] : [[{"text": "a", "callback_data": "a"}]] }}' }),
 			{ items },
 		);
-		expect(result.error?.message).toMatch(/^Item 2: .*row 1.*9 buttons.*8/);
+		expect(result.error?.message).toMatch(/^.*row 1.*9 buttons.*8.*\[item 1\]$/);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 
@@ -171,7 +171,7 @@ describe('keyboard limits through the node: error names item and path, nothing i
 			ctx,
 			send({ replyMarkup: 'inlineKeyboard', keyboardMode: 'autoGrid', gridLabels: '={{ Array.from({length: 101}, (_, i) => "b" + i) }}', gridColumns: 1 }),
 		);
-		expect(result.error?.message).toMatch(/^Item 1: .*101 rows.*100/);
+		expect(result.error?.message).toMatch(/^.*101 rows.*100.*\[item 0\]$/);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 
@@ -180,7 +180,7 @@ describe('keyboard limits through the node: error names item and path, nothing i
 			ctx,
 			send({ replyMarkup: 'inlineKeyboard', keyboardMode: 'json', keyboardJson: `[[{"text": "${'t'.repeat(129)}", "callback_data": "a"}]]` }),
 		);
-		expect(result.error?.message).toMatch(/^Item 1: .*row 1, button 1: text is 129 characters, the limit is 128/);
+		expect(result.error?.message).toMatch(/^.*row 1, button 1: text is 129 characters, the limit is 128.*\[item 0\]$/);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 
@@ -194,7 +194,7 @@ describe('keyboard limits through the node: error names item and path, nothing i
 			keyboardMode: 'json',
 			keyboardJson: '{"keyboard": [["a"]]}',
 		});
-		expect(result.error?.message).toMatch(/^Item 1: Reply Markup/);
+		expect(result.error?.message).toMatch(/^Reply Markup.*\[item 0\]$/);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 
@@ -211,7 +211,7 @@ describe('keyboard limits through the node: error names item and path, nothing i
 		);
 		expect(result.error).toBeUndefined();
 		expect(result.output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(result.output[1].json.error).toMatch(/^Item 2: .*callback_data/);
+		expect(result.output[1].json.error).toMatch(/^.*callback_data.*\[item 1\]$/);
 		expect(ctx.emu.history(ctx.d.privateChatId).map((message) => message.text)).toEqual(['item 1', 'item 3']);
 	});
 });

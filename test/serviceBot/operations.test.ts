@@ -167,15 +167,19 @@ describe('message resource', () => {
 		expect(ctx.emu.history(ctx.d.privateChatId)).toMatchObject([{ text: 'after', reply_markup: yesNoMarkup }]);
 	});
 
-	it('editMessageCaption: replaces the caption', async () => {
+	it('editMessageCaption: replaces the caption (version 1: the caption under Additional Fields)', async () => {
 		await seedMessage(ctx, ctx.d.privateChatId, { photo: ctx.d.media.photo, caption: 'before' });
-		const out = await runOk(ctx, {
-			resource: 'message',
-			operation: 'editMessageCaption',
-			chatId: byId(ctx.d.privateChatId),
-			messageId: '1',
-			additionalFields: { caption: 'after' },
-		});
+		const out = await runOk(
+			ctx,
+			{
+				resource: 'message',
+				operation: 'editMessageCaption',
+				chatId: byId(ctx.d.privateChatId),
+				messageId: '1',
+				additionalFields: { caption: 'after' },
+			},
+			{ typeVersion: 1 },
+		);
 		expect(bodiesOf('editMessageCaption')).toEqual([{ chat_id: ctx.d.privateChatId, message_id: 1, caption: 'after' }]);
 		expect(out[0].json).toMatchObject({ caption: 'after' });
 		expect(ctx.emu.history(ctx.d.privateChatId)[0].caption).toBe('after');
@@ -322,13 +326,14 @@ describe('bot resource', () => {
 		expect(bodiesOf('getMyName')).toEqual([{}, { language_code: 'de' }]);
 	});
 
-	it('setMyDescription / getMyDescription', async () => {
-		const out = await runOk(ctx, { resource: 'bot', operation: 'setMyDescription', description: 'I help.' });
+	it('setMyDescription / getMyDescription (version 1: an empty description removes it)', async () => {
+		const v1 = { typeVersion: 1 };
+		const out = await runOk(ctx, { resource: 'bot', operation: 'setMyDescription', description: 'I help.' }, v1);
 		expect(jsonOf(out)).toEqual([{ updated: true }]);
 		expect(bodiesOf('setMyDescription')).toEqual([{ description: 'I help.' }]);
 		expect(jsonOf(await runOk(ctx, { resource: 'bot', operation: 'getMyDescription' }))).toEqual([{ description: 'I help.' }]);
 		// An empty description removes it (sent as '', which the spec allows).
-		await runOk(ctx, { resource: 'bot', operation: 'setMyDescription', description: '' });
+		await runOk(ctx, { resource: 'bot', operation: 'setMyDescription', description: '' }, v1);
 		expect(bodiesOf('setMyDescription')[1]).toEqual({ description: '' });
 		expect(jsonOf(await runOk(ctx, { resource: 'bot', operation: 'getMyDescription' }))).toEqual([{ description: '' }]);
 	});
@@ -497,28 +502,28 @@ describe('input errors', () => {
 			{ resource: 'message', operation: 'sendMessage', chatId: byId('={{ $json.chat }}'), text: 'x' },
 			{ items: [{ chat: ctx.d.privateChatId }, { chat: ctx.d.groupChatId }, { chat: 'abc' }] },
 		);
-		expect(result.error?.message).toBe("Item 3: Chat: 'abc' is not a chat UUID or @username");
+		expect(result.error?.message).toBe("Chat: 'abc' is not a chat UUID or @username [item 2]");
 		expect(result.error?.name).toBe('NodeOperationError');
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 
 	it.each([
-		[{ operation: 'deleteMessage', chatId: 'PRIVATE', messageId: '0' }, 'Item 1: Message ID: 0 is too small, the minimum is 1'],
-		[{ operation: 'deleteMessage', chatId: 'PRIVATE', messageId: 'x' }, "Item 1: Message ID: 'x' is not a whole number"],
-		[{ operation: 'deleteMessage', chatId: 'PRIVATE', messageId: '={{ "" }}' }, 'Item 1: Message ID: is required: the sequence number of the message'],
-		[{ operation: 'sendPhoto', chatId: 'PRIVATE', photo: 'nope' }, "Item 1: Photo ID: 'nope' is not a media file UUID"],
-		[{ operation: 'sendMessage', chatId: 'PRIVATE', text: '={{ "" }}' }, 'Item 1: Text: is required and may not be empty'],
+		[{ operation: 'deleteMessage', chatId: 'PRIVATE', messageId: '0' }, 'Message ID: 0 is too small, the minimum is 1 [item 0]'],
+		[{ operation: 'deleteMessage', chatId: 'PRIVATE', messageId: 'x' }, "Message ID: 'x' is not a whole number [item 0]"],
+		[{ operation: 'deleteMessage', chatId: 'PRIVATE', messageId: '={{ "" }}' }, 'Message ID: is required: the sequence number of the message [item 0]'],
+		[{ operation: 'sendPhoto', chatId: 'PRIVATE', photo: 'nope' }, "Photo ID: 'nope' is not a media file UUID [item 0]"],
+		[{ operation: 'sendMessage', chatId: 'PRIVATE', text: '={{ "" }}' }, 'Text: is required and may not be empty [item 0]'],
 		[
 			{ operation: 'sendMessage', chatId: 'PRIVATE', text: 'x', additionalFields: { entities: '{"a":1}' } },
-			'Item 1: Entities: must be a JSON array of entity objects',
+			'Entities: must be a JSON array of entity objects [item 0]',
 		],
 		[
 			{ operation: 'sendMessage', chatId: 'PRIVATE', text: 'x', additionalFields: { parseMode: 'BBCode' } },
-			"Item 1: Parse Mode: 'BBCode' is not one of None, HTML, Markdown, MarkdownV2",
+			"Parse Mode: 'BBCode' is not one of None, HTML, Markdown, MarkdownV2 [item 0]",
 		],
 		[
 			{ operation: 'sendPhoto', chatId: 'PRIVATE', photo: 'PHOTO', additionalFields: { parseMode: 'MarkdownV2' } },
-			"Item 1: Parse Mode: 'MarkdownV2' is not one of None, HTML, Markdown",
+			"Parse Mode: 'MarkdownV2' is not one of None, HTML, Markdown [item 0]",
 		],
 	])('%j → %s', async (parameters, message) => {
 		const resolved = JSON.parse(
@@ -532,39 +537,39 @@ describe('input errors', () => {
 	});
 
 	it.each([
-		[{ resource: 'chat', operation: 'getChatMember', chatId: { __rl: true, mode: 'username', value: '@demo_group' }, userId: 'bob' }, "Item 1: User ID: 'bob' is not a user UUID"],
-		[{ resource: 'bot', operation: 'setMyName', name: 'x'.repeat(101) }, 'Item 1: Name: is 101 characters, the limit is 100'],
-		[{ resource: 'bot', operation: 'setMyShortDescription', shortDescription: 'x'.repeat(121) }, 'Item 1: Short Description: is 121 characters, the limit is 120'],
-		[{ resource: 'bot', operation: 'getMyName', additionalFields: { languageCode: 'english!' } }, "Item 1: Language Code: 'english!' is not a language code such as en or de"],
+		[{ resource: 'chat', operation: 'getChatMember', chatId: { __rl: true, mode: 'username', value: '@demo_group' }, userId: 'bob' }, "User ID: 'bob' is not a user UUID [item 0]"],
+		[{ resource: 'bot', operation: 'setMyName', name: 'x'.repeat(101) }, 'Name: is 101 characters, the limit is 100 [item 0]'],
+		[{ resource: 'bot', operation: 'setMyShortDescription', shortDescription: 'x'.repeat(121) }, 'Short Description: is 121 characters, the limit is 120 [item 0]'],
+		[{ resource: 'bot', operation: 'getMyName', additionalFields: { languageCode: 'english!' } }, "Language Code: 'english!' is not a language code such as en or de [item 0]"],
 		[
 			{ resource: 'bot', operation: 'setMyCommands', commandsInput: 'list', commands: { command: [{ command: 'Start', description: 'x' }] } },
-			"Item 1: Commands: command 1: 'Start' must be 1 to 32 characters of a-z, 0-9 and _",
+			"Commands → command 1: 'Start' must be 1 to 32 characters of a-z, 0-9 and _ [item 0]",
 		],
 		[
 			{ resource: 'bot', operation: 'setMyCommands', commandsInput: 'json', commandsJson: '[{"command": "a"}]' },
-			'Item 1: Commands (JSON): command 1 (/a): the description is 0 characters, it must be 1 to 256',
+			'Commands (JSON) → command 1: the description is 0 characters, it must be 1 to 256 [item 0]',
 		],
-		[{ resource: 'webhook', operation: 'setWebhook', url: 'http://example.com/hook' }, "Item 1: URL: 'http://example.com/hook' must use https://"],
-		[{ resource: 'webhook', operation: 'setWebhook', url: 'https://example.com:9000/hook' }, 'Item 1: URL: port 9000 is not supported, use one of 443, 80, 8080, 8443'],
+		[{ resource: 'webhook', operation: 'setWebhook', url: 'http://example.com/hook' }, "URL: 'http://example.com/hook' must use https:// [item 0]"],
+		[{ resource: 'webhook', operation: 'setWebhook', url: 'https://example.com:9000/hook' }, 'URL: port 9000 is not supported, use one of 443, 80, 8080, 8443 [item 0]'],
 		[
 			{ resource: 'webhook', operation: 'setWebhook', url: 'https://example.com/hook', additionalFields: { secretToken: 'has space' } },
-			'Item 1: Secret Token: may only contain A-Z, a-z, 0-9, _ and -',
+			'Secret Token: may only contain A-Z, a-z, 0-9, _ and - [item 0]',
 		],
 		[
 			{ resource: 'webhook', operation: 'setWebhook', url: 'https://example.com/hook', additionalFields: { maxConnections: 101 } },
-			'Item 1: Max Connections: 101 is too large, the maximum is 100',
+			'Max Connections: 101 is too large, the maximum is 100 [item 0]',
 		],
-		[{ resource: 'update', operation: 'getUpdates', additionalFields: { timeout: 51 } }, 'Item 1: Timeout: 51 is too large, the maximum is 50'],
+		[{ resource: 'update', operation: 'getUpdates', additionalFields: { timeout: 51 } }, 'Timeout: 51 is too large, the maximum is 50 [item 0]'],
 		[
 			{ resource: 'update', operation: 'getUpdates', additionalFields: { allowedUpdates: '={{ ["message", "poll"] }}' } },
-			"Item 1: Allowed Updates: 'poll' is not one of message, callback_query",
+			"Allowed Updates: 'poll' is not one of message, callback_query [item 0]",
 		],
 		[
 			{ resource: 'callback', operation: 'answerCallbackQuery', callbackQueryId: '1', additionalFields: { text: 'x'.repeat(201) } },
-			'Item 1: Text: is 201 characters, the limit is 200',
+			'Text: is 201 characters, the limit is 200 [item 0]',
 		],
-		[{ resource: 'other', operation: 'callMethod', method: 'get chat', body: '{}' }, "Item 1: Method: 'get chat' is not a method name (letters, digits and _, starting with a letter)"],
-		[{ resource: 'other', operation: 'callMethod', method: 'getMe', body: '[1]' }, 'Item 1: Body (JSON): must be a JSON object, got [1]'],
+		[{ resource: 'other', operation: 'callMethod', method: 'get chat', body: '{}' }, "Method: 'get chat' is not a method name (letters, digits and _, starting with a letter) [item 0]"],
+		[{ resource: 'other', operation: 'callMethod', method: 'getMe', body: '[1]' }, 'Body (JSON): must be a JSON object, got [1] [item 0]'],
 	])('%j → %s', async (parameters, message) => {
 		const result = await run(ctx, parameters as INodeParameters);
 		expect(result.error?.message).toBe(message);
@@ -578,7 +583,7 @@ describe('input errors', () => {
 			{ items: [{ chat: ctx.d.privateChatId }, { chat: ctx.d.foreignChatId }] },
 		);
 		expect(result.error?.name).toBe('NodeApiError');
-		expect(result.error?.message).toBe('Forbidden: bot is not a member of the chat');
+		expect(result.error?.message).toBe('Forbidden: bot is not a member of the chat [item 1]');
 		expect((result.error as unknown as { context: IDataObject }).context.itemIndex).toBe(1);
 	});
 });

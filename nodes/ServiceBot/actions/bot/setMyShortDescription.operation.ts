@@ -1,7 +1,0 @@
-import { catalogueOperation } from '../../helpers/operation';
-
-const operation = catalogueOperation('setMyShortDescription');
-
-export const description = operation.description;
-export const prepare = operation.prepare;
-export const execute = operation.execute;

@@ -1,7 +1,0 @@
-import { catalogueOperation } from '../../helpers/operation';
-
-const operation = catalogueOperation('sendVideo');
-
-export const description = operation.description;
-export const prepare = operation.prepare;
-export const execute = operation.execute;

@@ -1,0 +1,356 @@
+/**
+ * The keyboard fields of the operations that send or edit a message: Reply Markup, and for keyboards
+ * the three ways to define one (field builder, JSON, auto grid). read/keyboard.ts reads them back.
+ */
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { LIMITS } from '../../shared/spec';
+import type { MarkupScope } from '../methods/method';
+
+const { min: minPerRow, max: maxPerRow } = LIMITS.buttonsPerRow;
+const callbackBytes = `${LIMITS.callbackDataBytes.min} to ${LIMITS.callbackDataBytes.max} bytes`;
+const placeholders = 'Placeholders: {label}, {index} (1, 2, 3…), {row} and {column}';
+
+/** The one action an inline button performs; the builder and the auto grid offer the same three. */
+const BUTTON_TYPES: INodePropertyOptions[] = [
+	{ name: 'Callback Data', value: 'callbackData', description: 'Send data to the bot as a callback query' },
+	{ name: 'URL', value: 'url', description: 'Open a link' },
+	{ name: 'Switch Inline Query', value: 'switchInlineQuery', description: 'Switch the user to inline mode with a query' },
+];
+
+const KEYBOARD_OPTIONS: INodePropertyOptions[] = [
+	{
+		name: 'Force Reply',
+		value: 'forceReply',
+		description: 'Open the reply interface, as if the user chose Reply on this message',
+	},
+	{
+		name: 'Inline Keyboard',
+		value: 'inlineKeyboard',
+		description: 'Buttons under the message that send callback data, open a link or start an inline query',
+	},
+	{
+		name: 'Remove Keyboard',
+		value: 'removeKeyboard',
+		description: 'Hide the reply keyboard shown earlier',
+	},
+	{
+		name: 'Reply Keyboard',
+		value: 'replyKeyboard',
+		description: 'Buttons replacing the phone keyboard; a press sends the button text as a message',
+	},
+];
+
+/** The Reply Markup choice: None plus the markups the operation takes, alphabetically as n8n lists options. */
+function replyMarkupChoice(scope: MarkupScope, description: string): INodeProperties {
+	const none: INodePropertyOptions = { name: scope.none?.name ?? 'None', value: 'none', ...(scope.none?.description ? { description: scope.none.description } : {}) };
+	const kinds = scope.kinds === 'inline' ? KEYBOARD_OPTIONS.filter((option) => option.value === 'inlineKeyboard') : KEYBOARD_OPTIONS;
+	return {
+		displayName: 'Reply Markup',
+		name: 'replyMarkup',
+		type: 'options',
+		noDataExpression: true,
+		options: [...kinds, none].sort((a, b) => a.name.localeCompare(b.name)),
+		default: 'none',
+		description,
+	};
+}
+
+const keyboardMode: INodeProperties = {
+	displayName: 'Define Keyboard',
+	name: 'keyboardMode',
+	type: 'options',
+	noDataExpression: true,
+	displayOptions: { show: { replyMarkup: ['inlineKeyboard', 'replyKeyboard'] } },
+	options: [
+		{
+			name: 'Using Fields Below',
+			value: 'builder',
+			description: 'Add rows and buttons one by one',
+		},
+		{
+			name: 'Using JSON',
+			value: 'json',
+			description: 'Give the rows or the whole markup as JSON, typically from an expression',
+		},
+		{
+			name: 'Auto Grid From Labels',
+			value: 'autoGrid',
+			description: 'Lay out a list of labels as a grid with a fixed number of buttons per row',
+		},
+	],
+	default: 'builder',
+};
+
+/** The builder UI shared by both keyboard kinds: rows (top to bottom) of buttons (left to right). */
+function rowsBuilder(options: {
+	name: string;
+	replyMarkup: string;
+	description: string;
+	buttonFields: INodeProperties[];
+}): INodeProperties {
+	return {
+		displayName: 'Rows',
+		name: options.name,
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, sortable: true },
+		placeholder: 'Add Row',
+		displayOptions: { show: { replyMarkup: [options.replyMarkup], keyboardMode: ['builder'] } },
+		default: {},
+		description: options.description,
+		options: [
+			{
+				name: 'rows',
+				displayName: 'Row',
+				values: [
+					{
+						displayName: 'Buttons',
+						name: 'buttons',
+						type: 'fixedCollection',
+						typeOptions: { multipleValues: true, sortable: true },
+						placeholder: 'Add Button',
+						default: {},
+						options: [{ name: 'button', displayName: 'Button', values: options.buttonFields }],
+					},
+				],
+			},
+		],
+	};
+}
+
+const inlineKeyboardBuilder = rowsBuilder({
+	name: 'inlineKeyboard',
+	replyMarkup: 'inlineKeyboard',
+	description: `Rows of buttons, top to bottom: at most ${LIMITS.inlineKeyboardRows.max} rows of ${minPerRow} to ${maxPerRow} buttons`,
+	buttonFields: [
+		{
+			displayName: 'Button Text',
+			name: 'text',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. Confirm',
+			description: `Label shown on the button, up to ${LIMITS.inlineButtonText.max} characters`,
+		},
+		{
+			displayName: 'Button Type',
+			name: 'buttonType',
+			type: 'options',
+			noDataExpression: true,
+			options: BUTTON_TYPES,
+			default: 'callbackData',
+			description: 'What a click on the button does',
+		},
+		{
+			displayName: 'Callback Data',
+			name: 'callbackData',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. confirm:42',
+			displayOptions: { show: { buttonType: ['callbackData'] } },
+			description: `Delivered to the bot in the callback query of a click, ${callbackBytes} of UTF-8`,
+		},
+		{
+			displayName: 'Switch Inline Query',
+			name: 'switchInlineQuery',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. pizza',
+			displayOptions: { show: { buttonType: ['switchInlineQuery'] } },
+			description: 'Query put in the input field when the user switches to inline mode; may be empty',
+		},
+		{
+			displayName: 'URL',
+			name: 'url',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. https://example.com/orders/42',
+			displayOptions: { show: { buttonType: ['url'] } },
+			description: 'Link opened on click: https://, http:// or service:',
+		},
+	],
+});
+
+const replyKeyboardBuilder = rowsBuilder({
+	name: 'replyKeyboard',
+	replyMarkup: 'replyKeyboard',
+	description: 'Rows of buttons, top to bottom',
+	buttonFields: [
+		{
+			displayName: 'Button Text',
+			name: 'text',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'e.g. Yes',
+			description: 'Label of the button, sent as a message when pressed',
+		},
+	],
+});
+
+const keyboardJsonAny: INodeProperties = {
+	displayName: 'Keyboard (JSON)',
+	name: 'keyboardJson',
+	type: 'json',
+	required: true,
+	displayOptions: { show: { replyMarkup: ['inlineKeyboard', 'replyKeyboard'], keyboardMode: ['json'] } },
+	default: '',
+	description:
+		'The rows, e.g. [[{"text": "Yes", "callback_data": "yes"}]], or the whole markup, e.g. {"inline_keyboard": [...]}. In a reply keyboard a button may be just its text: [["Yes", "No"]]. An expression may return an object or array.',
+};
+
+const keyboardJsonInline: INodeProperties = {
+	...keyboardJsonAny,
+	description:
+		'The rows, e.g. [[{"text": "Yes", "callback_data": "yes"}]], or the whole markup, e.g. {"inline_keyboard": [...]}. An expression may return an object or array.',
+};
+
+const gridLabels: INodeProperties = {
+	displayName: 'Labels',
+	name: 'gridLabels',
+	type: 'string',
+	required: true,
+	displayOptions: { show: { replyMarkup: ['inlineKeyboard', 'replyKeyboard'], keyboardMode: ['autoGrid'] } },
+	default: '',
+	placeholder: 'e.g. Small, Medium, Large',
+	description:
+		'Button labels: an expression returning a list, one label per line, or a comma-separated list. Labels are trimmed and empty ones skipped.',
+};
+
+const gridColumns: INodeProperties = {
+	displayName: 'Buttons per Row',
+	name: 'gridColumns',
+	type: 'number',
+	typeOptions: { minValue: minPerRow, maxValue: maxPerRow },
+	displayOptions: { show: { replyMarkup: ['inlineKeyboard', 'replyKeyboard'], keyboardMode: ['autoGrid'] } },
+	default: 2,
+	description: `How many buttons each row holds (${minPerRow} to ${maxPerRow}); the last row takes the rest`,
+};
+
+const gridButtonText: INodeProperties = {
+	displayName: 'Button Text',
+	name: 'gridButtonText',
+	type: 'string',
+	displayOptions: { show: { replyMarkup: ['inlineKeyboard', 'replyKeyboard'], keyboardMode: ['autoGrid'] } },
+	default: '{label}',
+	placeholder: 'e.g. {index}. {label}',
+	description: `Text of each button. ${placeholders}.`,
+};
+
+const gridButtonType: INodeProperties = {
+	displayName: 'Button Type',
+	name: 'gridButtonType',
+	type: 'options',
+	noDataExpression: true,
+	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'] } },
+	options: BUTTON_TYPES,
+	default: 'callbackData',
+	description: 'What a click on a button does',
+};
+
+const gridCallbackData: INodeProperties = {
+	displayName: 'Callback Data',
+	name: 'gridCallbackData',
+	type: 'string',
+	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'], gridButtonType: ['callbackData'] } },
+	default: '{label}',
+	placeholder: 'e.g. size:{label}',
+	description: `Callback data of each button, ${callbackBytes} of UTF-8. ${placeholders}.`,
+};
+
+const gridUrl: INodeProperties = {
+	displayName: 'URL',
+	name: 'gridUrl',
+	type: 'string',
+	required: true,
+	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'], gridButtonType: ['url'] } },
+	default: '',
+	placeholder: 'e.g. https://example.com/search?q={label}',
+	description: `Link of each button (https://, http:// or service:). ${placeholders}; values are URL-encoded, except in a template that starts with a placeholder, such as just {label} when the labels are links.`,
+};
+
+const gridSwitchInlineQuery: INodeProperties = {
+	displayName: 'Switch Inline Query',
+	name: 'gridSwitchInlineQuery',
+	type: 'string',
+	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'], gridButtonType: ['switchInlineQuery'] } },
+	default: '{label}',
+	description: `Inline query of each button. ${placeholders}.`,
+};
+
+const replyKeyboardOptions: INodeProperties = {
+	displayName: 'Reply Keyboard Options',
+	name: 'replyKeyboardOptions',
+	type: 'collection',
+	placeholder: 'Add Option',
+	displayOptions: { show: { replyMarkup: ['replyKeyboard'] } },
+	default: {},
+	options: [
+		{
+			displayName: 'One Time Keyboard',
+			name: 'oneTimeKeyboard',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to hide the keyboard once a button has been pressed',
+		},
+		{
+			displayName: 'Resize Keyboard',
+			name: 'resizeKeyboard',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to fit the keyboard height to its buttons instead of the standard keyboard height',
+		},
+	],
+};
+
+const forceReplyPlaceholder: INodeProperties = {
+	displayName: 'Input Field Placeholder',
+	name: 'forceReplyPlaceholder',
+	type: 'string',
+	displayOptions: { show: { replyMarkup: ['forceReply'] } },
+	default: '',
+	placeholder: 'e.g. Your order number',
+	description: "Hint shown in the empty input field while replying; empty shows the app's default",
+};
+
+/**
+ * The keyboard fields, without the operation's displayOptions (the caller adds them); the
+ * displayOptions here only relate the keyboard fields to each other. Mode selectors take no
+ * expressions: the fields they show must be known when the workflow is loaded.
+ */
+export function keyboardProperties(scope: MarkupScope, description: string): INodeProperties[] {
+	const choice = replyMarkupChoice(scope, description);
+	if (scope.kinds === 'inline') {
+		return [
+			choice,
+			keyboardMode,
+			inlineKeyboardBuilder,
+			keyboardJsonInline,
+			gridLabels,
+			gridColumns,
+			gridButtonText,
+			gridButtonType,
+			gridCallbackData,
+			gridUrl,
+			gridSwitchInlineQuery,
+		];
+	}
+	return [
+		choice,
+		keyboardMode,
+		inlineKeyboardBuilder,
+		replyKeyboardBuilder,
+		keyboardJsonAny,
+		gridLabels,
+		gridColumns,
+		gridButtonText,
+		gridButtonType,
+		gridCallbackData,
+		gridUrl,
+		gridSwitchInlineQuery,
+		replyKeyboardOptions,
+		forceReplyPlaceholder,
+	];
+}

@@ -1,0 +1,178 @@
+/**
+ * Runs the chosen operation over all input items:
+ * 1. Read and check every item first (its requests and its queue): bad input fails before any request
+ *    is sent. With Continue On Fail the bad item gets an error item and the others still run.
+ * 2. Send under the scheduler: items of one chat one after another in input order, different chats in
+ *    parallel, at most "Concurrency" requests at a time, the earliest item first.
+ * 3. Output in input order, every item paired with the input item it came from.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { callMethod } from '../../shared/transport';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../describe/fields';
+import { methodOf } from '../methods';
+import type { ItemContext, Method, PreparedItem } from '../methods/method';
+import { nodeParameter, readBody } from '../read/parameters';
+import { errorItem, shapeResult } from '../output/shape';
+import type { Job, Outcome } from './scheduler';
+import { schedule } from './scheduler';
+
+/** Queue of the calls that change or read the bot itself (profile, commands, webhook, updates). */
+const BOT_QUEUE = '\u0000bot';
+
+/**
+ * Queue key of a chat: usernames are case-insensitive and a UUID means the same in either case, so
+ * the key is lower-cased. A chat addressed by UUID in some items and by @username in others cannot
+ * be recognised as one chat without asking the service, so those are two queues.
+ */
+function queueKeyOf(method: Method, body: IDataObject): string | undefined {
+	if (method.queue === 'none') return undefined;
+	const chat = body.chat_id;
+	if (method.queue === 'chat' && (typeof chat === 'number' || (typeof chat === 'string' && chat !== ''))) {
+		return `chat:${String(chat).toLowerCase()}`;
+	}
+	return BOT_QUEUE;
+}
+
+/** Every error leaves the node as a NodeApiError or NodeOperationError that knows its item. */
+function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	const text = error instanceof Error ? error.message : String(error);
+	return new NodeOperationError(ctx.getNode(), `${text} [item ${itemIndex}]`, { itemIndex });
+}
+
+/** A refusal the method explains in its own words; the service's text stays in the description. */
+function explained(method: Method, error: NodeApiError | NodeOperationError): NodeApiError | NodeOperationError {
+	if (!(error instanceof NodeApiError)) return error;
+	const refusal = method.refusals?.find(
+		(candidate) => String(candidate.status) === error.httpCode && (!candidate.matches || candidate.matches.test(error.message)),
+	);
+	if (!refusal) return error;
+	error.description = `The service said: ${error.message}. ${error.description ?? ''}`.trim();
+	error.message = refusal.message;
+	return error;
+}
+
+function readConcurrency(ctx: IExecuteFunctions): number {
+	const options = nodeParameter(ctx, 'options', 0, {}) as IDataObject;
+	const value = Number(options.concurrency ?? DEFAULT_CONCURRENCY);
+	if (!Number.isFinite(value) || value < 1) return 1;
+	return Math.min(MAX_CONCURRENCY, Math.floor(value));
+}
+
+function prepare(method: Method, item: ItemContext, version: number): PreparedItem {
+	if (method.custom) {
+		const request = method.custom.read(item);
+		return { queueKey: queueKeyOf(method, request.body), requests: [request] };
+	}
+	const body = readBody(item, method, version);
+	return {
+		queueKey: queueKeyOf(method, body),
+		requests: method.requests ? method.requests(body, item) : [{ method: method.name, body }],
+	};
+}
+
+/** "1", "1 and 3", "1, 3–5": item positions as n8n counts them. */
+function itemList(positions: number[]): string {
+	const ranges: string[] = [];
+	for (let start = 0; start < positions.length; ) {
+		let end = start;
+		while (end + 1 < positions.length && positions[end + 1] === positions[end] + 1) end++;
+		ranges.push(end - start >= 2 ? `${positions[start]}–${positions[end]}` : positions.slice(start, end + 1).join(', '));
+		start = end + 1;
+	}
+	return ranges.join(', ');
+}
+
+export async function runOperation(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const method = methodOf(resource, operation);
+	if (!method) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+	}
+	const version = this.getNode().typeVersion;
+	const continueOnFail = this.continueOnFail();
+	const errorOutput = this.getNode().onError === 'continueErrorOutput';
+	// Options that can differ per item are read per item, and only by methods that have them.
+	const hasItemOptions = (method.options?.length ?? 0) > 0 || method.output.kind === 'list';
+
+	// 1. Read and check every item before anything is sent.
+	const prepared: Array<PreparedItem | undefined> = new Array(items.length);
+	const inputErrors: Array<NodeApiError | NodeOperationError | undefined> = new Array(items.length);
+	const splitIntoItems: boolean[] = new Array(items.length);
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const options = hasItemOptions ? (nodeParameter(this, 'options', itemIndex, {}) as IDataObject) : {};
+			splitIntoItems[itemIndex] = options.splitIntoItems !== false;
+			prepared[itemIndex] = prepare(method, { ctx: this, itemIndex, options }, version);
+		} catch (error) {
+			const nodeError = asNodeError(this, error, itemIndex);
+			if (!continueOnFail) throw nodeError;
+			inputErrors[itemIndex] = nodeError;
+		}
+	}
+
+	// 2. Send, ordered per chat, bounded overall. Outputs are appended as requests succeed, so a
+	// split text that fails part-way still has the parts that went out.
+	const outputs: IDataObject[][] = prepared.map(() => []);
+	const jobs = prepared.map((item, itemIndex): Job | undefined =>
+		item
+			? {
+					key: item.queueKey,
+					run: async () => {
+						for (const request of item.requests) {
+							const longPoll = method.longPollParam ? request.body[method.longPollParam] : undefined;
+							const result = await callMethod(this, request.method, request.body, {
+								itemIndex,
+								idempotent: method.idempotent,
+								longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
+							});
+							outputs[itemIndex].push(...shapeResult(method.output, result, request.body, splitIntoItems[itemIndex]));
+						}
+					},
+				}
+			: undefined,
+	);
+	const outcomes: Array<Outcome | undefined> = await schedule(jobs, {
+		concurrency: readConcurrency(this),
+		stopOnError: !continueOnFail,
+	});
+
+	if (!continueOnFail) {
+		// The first failure in input order; the items that did not go out are named.
+		const failedAt = outcomes.findIndex((outcome) => outcome?.status === 'failed');
+		if (failedAt >= 0) {
+			const error = explained(method, asNodeError(this, (outcomes[failedAt] as { reason: unknown }).reason, failedAt));
+			const notSent = outcomes.flatMap((outcome, position) => (position !== failedAt && outcome?.status !== 'done' ? [position] : []));
+			// Input errors name their item already; a service error is named here when there are several items.
+			const where = error instanceof NodeApiError && items.length > 1 ? ` [item ${failedAt}]` : '';
+			const missing = notSent.length > 0 ? `; not sent: item${notSent.length > 1 ? 's' : ''} ${itemList(notSent)}` : '';
+			error.message = `${error.message}${where}${missing}`;
+			throw error;
+		}
+	}
+
+	// 3. Output in input order, paired.
+	const returnData: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const inputError = inputErrors[itemIndex];
+		if (inputError) {
+			returnData.push(errorItem(inputError, itemIndex, errorOutput));
+			continue;
+		}
+		for (const json of outputs[itemIndex]) returnData.push({ json, pairedItem: { item: itemIndex } });
+		const outcome = outcomes[itemIndex];
+		if (outcome?.status === 'failed') {
+			const error = explained(method, asNodeError(this, outcome.reason, itemIndex));
+			const total = prepared[itemIndex]?.requests.length ?? 1;
+			returnData.push(errorItem(error, itemIndex, errorOutput, { sent: outputs[itemIndex].length, total }));
+		}
+	}
+	return [returnData];
+}

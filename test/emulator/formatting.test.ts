@@ -1,0 +1,100 @@
+/**
+ * Formatted text (parse_mode): the spec shows only the mode names; Telegram's rules apply, so markup
+ * that does not parse is refused with "can't parse entities", for texts and captions, sends and edits.
+ */
+import { startEmulator } from './index';
+import type { DemoData, Emulator, Message } from './index';
+import { fails, ok } from './helpers';
+
+let emu: Emulator;
+let d: DemoData;
+
+beforeAll(async () => {
+	emu = await startEmulator();
+});
+afterAll(async () => {
+	await emu.close();
+});
+beforeEach(() => {
+	emu.reset();
+	d = emu.demo;
+});
+
+const send = (text: string, parse_mode: string, extra: Record<string, unknown> = {}): Promise<Message> =>
+	ok<Message>(emu, 'sendMessage', { chat_id: d.privateChatId, text, parse_mode, ...extra });
+const refused = async (text: string, parse_mode: string, reason: RegExp): Promise<void> => {
+	await fails(emu, 'sendMessage', { chat_id: d.privateChatId, text, parse_mode }, 400, /can't parse entities/);
+	await fails(emu, 'sendMessage', { chat_id: d.privateChatId, text, parse_mode }, 400, reason);
+};
+
+describe('HTML', () => {
+	it('accepts nested, closed tags and entities', async () => {
+		await send('<b>bold <i>both</i></b> &lt;tag&gt; <a href="https://example.com">link</a> <pre><code>x</code></pre>', 'HTML');
+		expect(emu.history(d.privateChatId)).toHaveLength(1);
+	});
+
+	it('refuses an unclosed, a crossed, an unknown tag and a bare "<"', async () => {
+		await refused('<b>never closed', 'HTML', /Can't find end tag corresponding to start tag "b"/);
+		await refused('<b><i>x</b></i>', 'HTML', /Unmatched end tag at byte offset 7, expected "<\/i>", found "<\/b>"/);
+		await refused('<blink>x</blink>', 'HTML', /Unsupported start tag "blink" at byte offset 0/);
+		await refused('1 < 2', 'HTML', /Unclosed start tag at byte offset 2/);
+		await refused('x</b>', 'HTML', /Unexpected end tag at byte offset 1/);
+		expect(emu.history(d.privateChatId)).toHaveLength(0);
+	});
+});
+
+describe('Markdown (legacy)', () => {
+	it('accepts closed entities, links and escapes', async () => {
+		await send('*bold* _italic_ `code` ```pre``` [link](https://example.com) 2 \\* 3', 'Markdown');
+		expect(emu.history(d.privateChatId)).toHaveLength(1);
+	});
+
+	it('refuses an entity without its end, with the byte offset of its start', async () => {
+		await refused('ab *bold', 'Markdown', /Can't find end of the entity starting at byte offset 3/);
+		await refused('é _x', 'Markdown', /starting at byte offset 3/);
+	});
+});
+
+describe('MarkdownV2', () => {
+	it('accepts nested entities and escaped reserved characters', async () => {
+		await send('*bold _italic_* __under__ ~strike~ ||spoiler|| `a.b` 1\\.5\\!', 'MarkdownV2');
+		expect(emu.history(d.privateChatId)).toHaveLength(1);
+	});
+
+	it('refuses an unescaped reserved character and an unclosed entity', async () => {
+		await refused('Hello.', 'MarkdownV2', /Character '\.' is reserved/);
+		await refused('*bold', 'MarkdownV2', /Can't find end of the entity starting at byte offset 0/);
+	});
+});
+
+describe('where it applies', () => {
+	it('no parse mode, or entities given: the text is not parsed', async () => {
+		await ok(emu, 'sendMessage', { chat_id: d.privateChatId, text: '<b>never closed' });
+		await ok(emu, 'sendMessage', {
+			chat_id: d.privateChatId,
+			text: '<b>never closed',
+			parse_mode: 'HTML',
+			entities: [{ type: 'bold', offset: 0, length: 2 }],
+		});
+		expect(emu.history(d.privateChatId)).toHaveLength(2);
+	});
+
+	it('captions of media sends and text edits are checked too', async () => {
+		await fails(
+			emu,
+			'sendPhoto',
+			{ chat_id: d.groupChatId, photo: d.media.photo, caption: '<b>open', parse_mode: 'HTML' },
+			400,
+			/can't parse entities/,
+		);
+		const sent = await send('<b>fine</b>', 'HTML');
+		await fails(
+			emu,
+			'editMessageText',
+			{ chat_id: d.privateChatId, message_id: sent.message_id, text: '*open', parse_mode: 'Markdown' },
+			400,
+			/can't parse entities/,
+		);
+		expect(emu.history(d.privateChatId).map((message) => message.text)).toEqual(['<b>fine</b>']);
+	});
+});

@@ -1,0 +1,164 @@
+/**
+ * Formatted text: what the service does with a `parse_mode`. The spec lists the three modes and says
+ * nothing more ("not shown"), so this follows the Telegram Bot API's documented rules and its error
+ * texts: a text whose markup cannot be parsed is refused with
+ * `Bad Request: can't parse entities: …` and a UTF-8 byte offset.
+ *
+ * - HTML: tags b, strong, i, em, u, ins, s, strike, del, span, tg-spoiler, a, tg-emoji, code, pre,
+ *   blockquote; every start tag needs its end tag, properly nested; `<` and `>` outside tags must be
+ *   written as entities (`&lt;`, `&gt;`, `&amp;`, `&quot;`, numeric).
+ * - Markdown (legacy): `*bold*`, `_italic_`, `` `code` ``, ```` ```pre``` ````, `[text](url)`; no
+ *   nesting; `\` escapes `_ * ` [` outside an entity.
+ * - MarkdownV2: `*bold*`, `_italic_`, `__underline__`, `~strike~`, `||spoiler||`, `` `code` ``,
+ *   ```` ```pre``` ````, `[text](url)`, nesting allowed; every one of `_*[]()~`>#+-=|{}.!` that is not
+ *   markup must be escaped with `\`.
+ */
+import { badRequest } from './util';
+
+const HTML_TAGS = new Set([
+	'b',
+	'strong',
+	'i',
+	'em',
+	'u',
+	'ins',
+	's',
+	'strike',
+	'del',
+	'span',
+	'tg-spoiler',
+	'a',
+	'tg-emoji',
+	'code',
+	'pre',
+	'blockquote',
+]);
+
+const encoder = new TextEncoder();
+
+function byteOffset(text: string, index: number): number {
+	return encoder.encode(text.slice(0, index)).length;
+}
+
+function refuse(reason: string): never {
+	throw badRequest(`can't parse entities: ${reason}`);
+}
+
+function checkHtml(text: string): void {
+	const open: Array<{ name: string; at: number }> = [];
+	let index = 0;
+	while (index < text.length) {
+		const char = text[index];
+		if (char === '>') refuse(`Unexpected end of tag at byte offset ${byteOffset(text, index)}`);
+		if (char !== '<') {
+			index++;
+			continue;
+		}
+		const end = text.indexOf('>', index);
+		if (end < 0) refuse(`Unclosed start tag at byte offset ${byteOffset(text, index)}`);
+		const inner = text.slice(index + 1, end);
+		const closing = inner.startsWith('/');
+		const name = (closing ? inner.slice(1) : inner).trim().split(/\s/)[0].toLowerCase();
+		if (!HTML_TAGS.has(name)) {
+			refuse(`Unsupported ${closing ? 'end' : 'start'} tag "${name}" at byte offset ${byteOffset(text, index)}`);
+		}
+		if (closing) {
+			const last = open.pop();
+			if (!last) refuse(`Unexpected end tag at byte offset ${byteOffset(text, index)}`);
+			if (last.name !== name) {
+				refuse(`Unmatched end tag at byte offset ${byteOffset(text, index)}, expected "</${last.name}>", found "</${name}>"`);
+			}
+		} else {
+			open.push({ name, at: index });
+		}
+		index = end + 1;
+	}
+	const unclosed = open.pop();
+	if (unclosed) refuse(`Can't find end tag corresponding to start tag "${unclosed.name}"`);
+}
+
+function checkMarkdown(text: string): void {
+	let index = 0;
+	while (index < text.length) {
+		const char = text[index];
+		if (char === '\\' && '_*`['.includes(text[index + 1] ?? '')) {
+			index += 2;
+			continue;
+		}
+		const delimiter = text.startsWith('```', index) ? '```' : '*_`'.includes(char) ? char : char === '[' ? ']' : '';
+		if (delimiter === '') {
+			index++;
+			continue;
+		}
+		const start = index;
+		const from = index + (delimiter === ']' ? 1 : delimiter.length);
+		const end = text.indexOf(delimiter, from);
+		if (end < 0) refuse(`Can't find end of the entity starting at byte offset ${byteOffset(text, start)}`);
+		index = end + delimiter.length;
+		if (delimiter === ']' && text[index] === '(') {
+			const close = text.indexOf(')', index);
+			if (close < 0) refuse(`Can't find end of a url at byte offset ${byteOffset(text, index)}`);
+			index = close + 1;
+		}
+	}
+}
+
+const V2_RESERVED = '_*[]()~`>#+-=|{}.!';
+const V2_TOGGLES = ['||', '__', '*', '_', '~'];
+
+function checkMarkdownV2(text: string): void {
+	const open: Array<{ delimiter: string; at: number }> = [];
+	let index = 0;
+	while (index < text.length) {
+		const char = text[index];
+		if (char === '\\') {
+			index += 2;
+			continue;
+		}
+		if (char === '`') {
+			const delimiter = text.startsWith('```', index) ? '```' : '`';
+			let close = index + delimiter.length;
+			// Inside code only ` and \ are special.
+			while (close < text.length && !text.startsWith(delimiter, close)) close += text[close] === '\\' ? 2 : 1;
+			if (close >= text.length) refuse(`Can't find end of Pre entity at byte offset ${byteOffset(text, index)}`);
+			index = close + delimiter.length;
+			continue;
+		}
+		const toggle = V2_TOGGLES.find((candidate) => text.startsWith(candidate, index));
+		if (toggle) {
+			if (open.length > 0 && open[open.length - 1].delimiter === toggle) open.pop();
+			else open.push({ delimiter: toggle, at: index });
+			index += toggle.length;
+			continue;
+		}
+		if (char === '[') {
+			open.push({ delimiter: ']', at: index });
+			index++;
+			continue;
+		}
+		if (char === ']' && open.length > 0 && open[open.length - 1].delimiter === ']') {
+			open.pop();
+			index++;
+			if (text[index] === '(') {
+				const close = text.indexOf(')', index);
+				if (close < 0) refuse(`Can't find end of a url at byte offset ${byteOffset(text, index)}`);
+				index = close + 1;
+			}
+			continue;
+		}
+		if (V2_RESERVED.includes(char)) {
+			refuse(`Character '${char}' is reserved and must be escaped with the preceding '\\'`);
+		}
+		index++;
+	}
+	const unclosed = open.pop();
+	if (unclosed) refuse(`Can't find end of the entity starting at byte offset ${byteOffset(text, unclosed.at)}`);
+}
+
+/** Refuses a text whose markup the given parse mode cannot parse; no mode means plain text. */
+export function checkFormatting(text: string | undefined, parseMode: string | undefined): void {
+	if (text === undefined || parseMode === undefined) return;
+	if (parseMode === 'HTML') checkHtml(text);
+	else if (parseMode === 'Markdown') checkMarkdown(text);
+	else if (parseMode === 'MarkdownV2') checkMarkdownV2(text);
+}
