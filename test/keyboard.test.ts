@@ -9,7 +9,7 @@ import type { IExecuteFunctions, INode, INodeParameters, INodeProperties, INodeP
 
 import { buildReplyMarkup, keyboardProperties, validateReplyMarkup } from '../nodes/ServiceBot/helpers/keyboard';
 import type { KeyboardScope } from '../nodes/ServiceBot/helpers/keyboard';
-import { LIMITS } from '../nodes/shared/catalogue';
+import { LIMITS } from './spec';
 
 const node: INode = {
 	id: 'e3b0c442-0000-4000-8000-000000000001',
@@ -135,7 +135,7 @@ describe('keyboardProperties', () => {
 		}
 	});
 
-	it('follows the UI conventions: Whether… booleans, e.g. placeholders, grid bounds from LIMITS', () => {
+	it('follows the UI conventions: Whether… booleans, e.g. placeholders, grid bounds from the spec', () => {
 		const all: INodeProperties[] = [];
 		const walk = (properties: INodeProperties[]) => {
 			for (const property of properties) {

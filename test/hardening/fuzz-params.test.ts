@@ -283,7 +283,7 @@ describe('findings of the fuzzing, pinned', () => {
 describe('totals', () => {
 	it('covers every operation and at least 10,000 invalid inputs, a substantial share through the node', () => {
 		const operations = new Set(FUZZED.map((variant) => `${variant.resource}.${variant.operation}`));
-		// 33 catalogue methods + Call Method, minus Get Webhook Info (no parameters).
+		// The 33 methods of the spec + Call Method, minus Get Webhook Info (no parameters).
 		expect(operations.size).toBe(33);
 		expect(counts.nodeInvalid + counts.directInvalid).toBeGreaterThanOrEqual(10_000);
 		expect(counts.nodeInvalid).toBeGreaterThanOrEqual(5_000);

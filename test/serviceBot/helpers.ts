@@ -1,5 +1,12 @@
 /** Shared helpers of the Service Bot action node tests (not a test file itself). */
-import type { IDataObject, INodeExecutionData, INodeParameterResourceLocator, INodeParameters } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeParameterResourceLocator,
+	INodeParameters,
+	INodeProperties,
+} from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { startEmulator } from '../emulator';
@@ -8,6 +15,17 @@ import { executeNode } from '../harness';
 import type { ExecuteNodeResult } from '../harness';
 
 export const nodeType = new ServiceBot();
+
+/** The properties the editor shows for one operation, with displayOptions resolved the way n8n does. */
+export function shownFor(resource: string, operation: string, extra: INodeParameters = {}): INodeProperties[] {
+	const { description } = nodeType;
+	const parameters = { resource, operation, ...extra };
+	return description.properties.filter((property) => NodeHelpers.displayParameter(parameters, property, null, description));
+}
+
+/** The node's name for a wire parameter (the names saved workflows hold): `reply_to_message_id` → `replyToMessageId`. */
+export const fieldName = (wireName: string): string =>
+	wireName.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 
 export interface Ctx {
 	emu: Emulator;
