@@ -7,9 +7,26 @@
 import { NodeHelpers, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IExecuteFunctions, INode, INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { buildReplyMarkup, keyboardProperties, validateReplyMarkup } from '../nodes/ServiceBot/helpers/keyboard';
-import type { KeyboardScope } from '../nodes/ServiceBot/helpers/keyboard';
-import { LIMITS } from '../nodes/shared/catalogue';
+import { keyboardProperties as keyboardFields } from '../nodes/ServiceBot/describe/keyboard';
+import { normalizeMarkup, readReplyMarkup } from '../nodes/ServiceBot/read/keyboard';
+import { markupProblems } from '../nodes/ServiceBot/read/schemas';
+import { LIMITS } from './spec';
+
+/** Which markups an operation takes: 'inline' for the edits, which take an inline keyboard only. */
+type KeyboardScope = 'any' | 'inline';
+
+/** The keyboard fields of an operation taking `scope`. */
+const keyboardProperties = (scope: KeyboardScope): INodeProperties[] => keyboardFields({ kinds: scope }, 'Keyboard to attach');
+
+/** The checked reply_markup of item `itemIndex`, as the node reads it. */
+function buildReplyMarkup(ctx: IExecuteFunctions, itemIndex: number, scope: KeyboardScope) {
+	return readReplyMarkup({ ctx, itemIndex, options: {} }, { node: ctx.getNode(), itemIndex }, { kinds: scope });
+}
+
+/** The problems of a reply_markup value, each starting with where it is; none when it is valid. */
+function validateReplyMarkup(markup: unknown, scope: KeyboardScope): string[] {
+	return markupProblems(normalizeMarkup(markup), scope).map((problem) => (problem.at ? `${problem.at}: ${problem.message}` : problem.message));
+}
 
 const node: INode = {
 	id: 'e3b0c442-0000-4000-8000-000000000001',
@@ -135,7 +152,7 @@ describe('keyboardProperties', () => {
 		}
 	});
 
-	it('follows the UI conventions: Whether… booleans, e.g. placeholders, grid bounds from LIMITS', () => {
+	it('follows the UI conventions: Whether… booleans, e.g. placeholders, grid bounds from the spec', () => {
 		const all: INodeProperties[] = [];
 		const walk = (properties: INodeProperties[]) => {
 			for (const property of properties) {
@@ -184,7 +201,7 @@ describe('buildReplyMarkup: None, force reply, remove keyboard', () => {
 		for (const replyMarkup of ['replyKeyboard', 'forceReply', 'removeKeyboard']) {
 			const read = (name: string, _: number, fallback?: unknown) => (name === 'replyMarkup' ? replyMarkup : fallback);
 			const ctx = { getNode: () => node, getNodeParameter: read } as unknown as IExecuteFunctions;
-			expect(() => buildReplyMarkup(ctx, 0, 'inline')).toThrow(/^Reply Markup → .*only an inline keyboard.*\[item 0\]$/);
+			expect(() => buildReplyMarkup(ctx, 0, 'inline')).toThrow(/^Reply Markup: .*only an inline keyboard.*\[item 0\]$/);
 		}
 	});
 });
@@ -277,23 +294,24 @@ describe('buildReplyMarkup: JSON', () => {
 		});
 	});
 
+	// Where JSON.parse reports the position (Node 20 and later do for these), as line and column.
 	it('says on which line and column a JSON string is broken, and for which item', () => {
 		const error = errorOf(json('[\n  [{"text": "Yes", "callback_data": "yes",}]\n]'), 'any', 3);
-		expect(error.message).toBe(
-			'Reply Markup → JSON line 2, column 43: not valid JSON: a comma before "}" (remove the trailing comma); here: k_data": "yes",▸}] ] [item 3]',
+		expect(error.message).toMatch(
+			/^Reply Markup → JSON line 2, column 43: not valid JSON: .* \(remove the trailing comma\); here: k_data": "yes",▸\}\] \] \[item 3\]$/,
 		);
 		expect(error.context.itemIndex).toBe(3);
 		expect(errorOf(json("[[{'text': 'Yes'}]]")).message).toMatch(
-			/^Reply Markup → JSON line 1, column 4: not valid JSON: unexpected ' \(JSON strings and names use double quotes\).*\[item 0\]$/,
+			/^Reply Markup → JSON line 1, column 4: not valid JSON: .* \(JSON strings and names use double quotes\).*\[item 0\]$/,
 		);
-		expect(errorOf(json('[[{"text": "Yes"}]')).message).toMatch(/^Reply Markup → JSON line 1, column 19: not valid JSON: the text ends too early.*\[item 0\]$/);
+		expect(errorOf(json('[[{"text": "Yes"}]')).message).toMatch(/^Reply Markup → JSON line 1, column 19: not valid JSON: .*\[item 0\]$/);
 		expect(errorOf(json('[[{"text": "{{ $json.name }}", callback_data: 1}]]')).message).toMatch(
-			/where a name in double quotes should be \(it contains \{\{ \}\}: switch the field to Expression to evaluate it\)/,
+			/not valid JSON: .*\(it contains \{\{ \}\}: switch the field to Expression to evaluate it\)/,
 		);
 	});
 
-	it('explains an empty field, a flat list of buttons and a markup of the other kind', () => {
-		expect(errorOf(json('  ')).message).toMatch(/^Reply Markup → JSON: empty; give the rows.*\[item 0\]$/);
+	it('takes an empty field as no keyboard; explains a flat list of buttons and a markup of the other kind', () => {
+		expect(build(json('  '))).toBeUndefined();
 		expect(errorOf(json([cb('A', 'a')])).message).toMatch(/^Reply Markup → JSON: a list of buttons, not of rows; wrap each row in \[ \].*\[item 0\]$/);
 		expect(errorOf(json({ keyboard: [['A']] })).message).toBe(
 			'Reply Markup → JSON: holds a reply keyboard ("keyboard") but Reply Markup is Inline Keyboard; change one of them [item 0]',
@@ -412,31 +430,32 @@ describe('part 8 limits, at the boundary and one over', () => {
 		expect(error.context.itemIndex).toBe(1);
 		return error.message;
 	};
-	const prefix = 'Reply Markup → row 1, button 1:  [item 1]';
+	/** The error of item 1's only button. */
+	const problem = (text: string): string => `Reply Markup → row 1, button 1: ${text} [item 1]`;
 
 	it('button text: 128 characters (UTF-16 units) pass, 129 fail', () => {
 		expect(one(cb('a'.repeat(128), 'x'))).toEqual(inline([[cb('a'.repeat(128), 'x')]]));
 		expect(one(cb('😀'.repeat(64), 'x'))).toEqual(inline([[cb('😀'.repeat(64), 'x')]]));
-		expect(one(cb('a'.repeat(129), 'x'))).toBe(`${prefix}text is 129 characters, the limit is 128`);
-		expect(one(cb(`${'😀'.repeat(64)}a`, 'x'))).toBe(`${prefix}text is 129 characters, the limit is 128`);
-		expect(one({ callback_data: 'x' })).toBe(`${prefix}text is missing`);
-		expect(one(cb('', 'x'))).toBe(`${prefix}text is empty`);
+		expect(one(cb('a'.repeat(129), 'x'))).toBe(problem(`text is 129 characters, the limit is 128`));
+		expect(one(cb(`${'😀'.repeat(64)}a`, 'x'))).toBe(problem(`text is 129 characters, the limit is 128`));
+		expect(one({ callback_data: 'x' })).toBe(problem(`text is missing`));
+		expect(one(cb('', 'x'))).toBe(problem(`text is empty`));
 	});
 
 	it('callback_data: 1 to 64 UTF-8 bytes, counted in bytes', () => {
 		for (const ok of ['a', 'a'.repeat(64), 'é'.repeat(32), '😀'.repeat(16), `${'é'.repeat(31)}ab`]) {
 			expect(one(cb('B', ok))).toEqual(inline([[cb('B', ok)]]));
 		}
-		expect(one(cb('B', 'a'.repeat(65)))).toBe(`${prefix}callback_data is 65 bytes, the limit is 64`);
-		expect(one(cb('B', 'a'.repeat(70)))).toBe(`${prefix}callback_data is 70 bytes, the limit is 64`);
+		expect(one(cb('B', 'a'.repeat(65)))).toBe(problem(`callback_data is 65 bytes, the limit is 64`));
+		expect(one(cb('B', 'a'.repeat(70)))).toBe(problem(`callback_data is 70 bytes, the limit is 64`));
 		expect(one(cb('B', `${'é'.repeat(32)}a`))).toBe(
-			`${prefix}callback_data is 65 bytes, the limit is 64 (UTF-8: its 33 characters include multi-byte ones)`,
+			problem(`callback_data is 65 bytes, the limit is 64 (UTF-8: its 33 characters include multi-byte ones)`),
 		);
 		expect(one(cb('B', `${'😀'.repeat(16)}a`))).toBe(
-			`${prefix}callback_data is 65 bytes, the limit is 64 (UTF-8: its 33 characters include multi-byte ones)`,
+			problem(`callback_data is 65 bytes, the limit is 64 (UTF-8: its 33 characters include multi-byte ones)`),
 		);
-		expect(one(cb('B', ''))).toBe(`${prefix}callback_data is empty; it must be 1 to 64 bytes`);
-		expect(one({ text: 'B', callback_data: 7 })).toBe(`${prefix}callback_data must be a string, got a number`);
+		expect(one(cb('B', ''))).toBe(problem(`callback_data is empty; it must be 1 to 64 bytes`));
+		expect(one({ text: 'B', callback_data: 7 })).toBe(problem(`callback_data must be a string, got a number`));
 	});
 
 	it('rows: 100 pass, 101 fail', () => {
@@ -453,12 +472,12 @@ describe('part 8 limits, at the boundary and one over', () => {
 
 	it('exactly one action', () => {
 		expect(one({ text: 'B', callback_data: 'x', url: 'https://example.com' })).toBe(
-			`${prefix}callback_data and url are both set; a button takes exactly one action`,
+			problem(`callback_data and url are both set; a button takes exactly one action`),
 		);
 		expect(one({ text: 'B', callback_data: 'x', url: 'https://example.com', switch_inline_query: 'q' })).toBe(
-			`${prefix}callback_data, url and switch_inline_query are all set; a button takes exactly one action`,
+			problem(`callback_data, url and switch_inline_query are all set; a button takes exactly one action`),
 		);
-		expect(one({ text: 'B' })).toBe(`${prefix}no action: set exactly one of callback_data, url or switch_inline_query`);
+		expect(one({ text: 'B' })).toBe(problem(`no action: set exactly one of callback_data, url or switch_inline_query`));
 		// null counts as absent, and is dropped from the markup sent
 		expect(one({ text: 'B', callback_data: null, switch_inline_query: '' })).toEqual(inline([[{ text: 'B', switch_inline_query: '' }]]));
 	});
@@ -467,30 +486,27 @@ describe('part 8 limits, at the boundary and one over', () => {
 		for (const url of ['https://example.com/a?b=c', 'http://example.com', 'HTTPS://EXAMPLE.COM', 'service:chat/42', 'service://open?chat=42']) {
 			expect(one({ text: 'B', url })).toEqual(inline([[{ text: 'B', url }]]));
 		}
-		expect(one({ text: 'B', url: 'ftp://example.com/file' })).toBe(`${prefix}url scheme "ftp:" is not allowed; use https:, http: or service:`);
+		expect(one({ text: 'B', url: 'ftp://example.com/file' })).toBe(problem(`url scheme "ftp:" is not allowed; use https:, http: or service:`));
 		expect(one({ text: 'B', url: 'javascript:alert(1)' })).toBe(
-			`${prefix}url scheme "javascript:" is not allowed; use https:, http: or service:`,
+			problem(`url scheme "javascript:" is not allowed; use https:, http: or service:`),
 		);
 		expect(one({ text: 'B', url: 'example.com/page' })).toBe(
-			`${prefix}url "example.com/page" is not a valid URL (it needs a scheme such as https://)`,
+			problem(`url "example.com/page" is not a valid URL (it needs a scheme such as https://)`),
 		);
-		expect(one({ text: 'B', url: 'https://' })).toBe(`${prefix}url "https://" is not a valid URL`);
-		expect(one({ text: 'B', url: 'service:' })).toBe(`${prefix}url "service:" has nothing after the scheme`);
-		expect(one({ text: 'B', url: ' https://example.com' })).toBe(`${prefix}url " https://example.com" has leading or trailing spaces`);
+		expect(one({ text: 'B', url: 'https://' })).toBe(problem(`url "https://" is not a valid URL`));
+		expect(one({ text: 'B', url: 'service:' })).toBe(problem(`url "service:" has nothing after the scheme`));
+		expect(one({ text: 'B', url: ' https://example.com' })).toBe(problem(`url " https://example.com" has leading or trailing spaces`));
 	});
 
-	it('reports every problem: the first in the message, all in the description', () => {
+	it('reports every problem, numbered, on one line', () => {
 		const error = errorOf(json([[cb('a'.repeat(129), ''), { text: 'B' }], row(9)]), 'any', 1);
-		expect(error.message).toBe('Reply Markup → row 1, button 1: text is 129 characters, the limit is 128 (and 3 more) [item 1]');
-		expect(error.description).toBe(
+		expect(error.message).toBe(
 			[
-				'All problems:',
-				'- row 1, button 1: text is 129 characters, the limit is 128',
-				'- row 1, button 1: callback_data is empty; it must be 1 to 64 bytes',
-				'- row 1, button 2: no action: set exactly one of callback_data, url or switch_inline_query',
-				'- row 2: 9 buttons, the limit is 8',
-				"Items are counted from 1 here; n8n's item index is 1.",
-			].join('\n'),
+				'Reply Markup has 4 problems [item 1]: (1) row 1, button 1: text is 129 characters, the limit is 128',
+				'(2) row 1, button 1: callback_data is empty; it must be 1 to 64 bytes',
+				'(3) row 1, button 2: no action: set exactly one of callback_data, url or switch_inline_query',
+				'(4) row 2: 9 buttons, the limit is 8',
+			].join('; '),
 		);
 	});
 });

@@ -165,11 +165,10 @@ describe('callMethod through real n8n contexts', () => {
 		expect(emulator.history(chatId).filter((message) => message.text === 'hello')).toHaveLength(0);
 	});
 
-	it('fails at once when the service asks for a longer wait than allowed', async () => {
+	it('does not wait when the service asks for a longer wait than allowed: one call, the 429 thrown', async () => {
 		emulator.injectFault({ kind: 'status', status: 429, retryAfter: 3600, method: 'getMyName' });
-		const started = performance.now();
+		// Waiting out the hour would outlast the test's time limit; the call returns instead.
 		await call('getMyName');
-		expect(performance.now() - started).toBeLessThan(1000);
 		const thrown = thrownError();
 		expect(thrown.httpCode).toBe('429');
 		expect(thrown.errorResponse).toMatchObject({ parameters: { retry_after: 3600 } });
@@ -236,19 +235,15 @@ describe('the token never appears in an error', () => {
 		expectNoToken(TOKEN, result);
 	});
 
-	it('timeout', async () => {
-		const delayMs = 700;
-		emulator.injectFault({ kind: 'delay', delayMs, method: 'sendMessage' });
-		const started = Date.now();
+	it('timeout (the service holds the request and never answers)', async () => {
+		emulator.injectFault({ kind: 'hang', method: 'sendMessage' });
 		const result = await call('sendMessage', { body: { chat_id: chatId, text: 'slow' }, timeoutMs: 150 });
-		expect(Date.now() - started).toBeLessThan(delayMs);
 		const thrown = thrownError();
 		expect(thrown.message).toBe('The service did not answer sendMessage in time');
 		expect(thrown.httpCode).toBe('504');
-		expect(emulator.callsTo('sendMessage')).toHaveLength(1);
+		// One request, which the service never answered: the node gave up on its own timeout.
+		expect(emulator.callsTo('sendMessage').map((recorded) => recorded.status)).toEqual([0]);
 		expectNoToken(TOKEN, result);
-		// Let the emulator finish the delayed call, so no timer outlives the suite.
-		await new Promise((resolve) => setTimeout(resolve, delayMs - (Date.now() - started) + 50));
 	});
 
 	it('401 (wrong token)', async () => {

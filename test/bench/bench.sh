@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# npm run bench — see test/bench/run.ts. From a fresh clone: installs the dev dependencies (npm ci) if
-# they are missing, and the pinned real n8n 2.41.1 (for n8n's Telegram node) via test/e2e/provision.sh
-# (instant when cached, ~10 min cold), then runs the bench. Arguments are passed on to run.ts.
+# npm run bench — see test/bench/run.ts. From a fresh clone: installs the dev dependencies if they are
+# missing (test/install-deps.sh) and the pinned real n8n 2.41.1 (for n8n's Telegram node) via
+# test/e2e/provision.sh (instant when cached, ~10 min cold), then runs the bench.
+# Arguments are passed on to run.ts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if [ ! -x node_modules/.bin/ts-node ] || [ ! -d node_modules/n8n-core ]; then
-	npm ci --no-audit --no-fund
-fi
+bash test/install-deps.sh
 BENCH_N8N_CACHE="$(bash test/e2e/provision.sh | tail -n 1)"
 export BENCH_N8N_CACHE
 export TS_NODE_PROJECT=test/tsconfig.json TS_NODE_TRANSPILE_ONLY=true TS_NODE_PREFER_TS_EXTS=true

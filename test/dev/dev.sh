@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
-# `npm run dev`: works on a fresh clone. Installs the dependencies when node_modules is missing,
-# builds the package, installs the pinned n8n into the cache folder (test/e2e/provision.sh; once,
-# about 5–15 minutes cold), then hands over to test/dev/dev.ts, which starts the emulator and n8n.
+# `npm run dev`: works on a fresh clone. Installs the dependencies when they are missing
+# (test/install-deps.sh, the same step as `npm test`), builds the package, installs the pinned n8n
+# into the cache folder (test/e2e/provision.sh; once, about 5–15 minutes cold), then hands over
+# to test/dev/dev.ts, which starts the emulator and n8n.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if [ ! -d node_modules ]; then
-	echo "dev: installing the dependencies (npm ci)…"
-	npm ci --no-audit --no-fund
-fi
+bash test/install-deps.sh
 echo "dev: building the package…"
 npm run --silent build
 echo "dev: checking the n8n install (test/e2e/provision.sh)…"

@@ -9,7 +9,9 @@
  * keeps its state in memory, so an n8n that remembers a published workflow would believe in a
  * webhook the new emulator has never heard of.
  *
- * Environment: SERVICE_BOT_DEV_N8N_PORT (default 5678), SERVICE_BOT_DEV_EMULATOR_PORT (default 8081).
+ * Environment: SERVICE_BOT_DEV_N8N_PORT (default 5678), SERVICE_BOT_DEV_EMULATOR_PORT (default 8081),
+ * SERVICE_BOT_DEV_DIR (default <cache>/dev: the n8n user folder, the logs and the packed tarball; lets
+ * a second `npm run dev`, e.g. CI's on a shared machine, keep its state apart).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,12 +84,14 @@ async function main(): Promise<void> {
 	}
 
 	const install = n8nInstall();
-	const devDir = join(install.cache, 'dev');
-	rmSync(devDir, { recursive: true, force: true });
+	const devDir = process.env.SERVICE_BOT_DEV_DIR || join(install.cache, 'dev');
 	const userFolder = join(devDir, 'n8n-user');
 	const logDir = join(devDir, 'logs');
+	const packDir = join(devDir, 'pack');
+	// Only what this script creates is wiped: SERVICE_BOT_DEV_DIR may be a folder that holds more.
+	for (const folder of [userFolder, logDir, packDir]) rmSync(folder, { recursive: true, force: true });
 
-	const tarball = await pack(join(devDir, 'pack'));
+	const tarball = await pack(packDir);
 	await installPackage(tarball, userFolder);
 	say(`installed ${tarball.split('/').pop()} into ${userFolder}/.n8n/nodes (as n8n installs community packages)`);
 

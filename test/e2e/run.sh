@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
-# `npm run test:e2e`: installs the dependencies when node_modules is missing, builds the package, then
+# `npm run test:e2e`: installs the dependencies when they are missing (test/install-deps.sh), builds the package, then
 # runs test/e2e/run.ts (which provisions n8n if needed, packs the package and runs the scenarios).
 # Arguments are passed on: scenario numbers or words to run only some, --keep to keep user folders.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if [ ! -d node_modules ]; then
-	echo "e2e: installing the dependencies (npm ci)…"
-	npm ci --no-audit --no-fund
-fi
+bash test/install-deps.sh
 echo "e2e: building the package…"
 npm run --silent build
 exec node node_modules/ts-node/dist/bin.js --transpile-only --project test/tsconfig.json test/e2e/run.ts "$@"

@@ -21,9 +21,8 @@ it('CLI prints one JSON line with baseUrl, token and the deterministic demo data
 		stderr += c.toString('utf8');
 	});
 	try {
-		const started = Date.now();
 		while (!stdout.includes('\n')) {
-			if (Date.now() - started > 15_000 || child.exitCode !== null) throw new Error(`CLI did not start: ${stderr}`);
+			if (child.exitCode !== null) throw new Error(`CLI did not start: ${stderr}`);
 			await new Promise((r) => setTimeout(r, 50));
 		}
 		const line = JSON.parse(stdout.trim()) as { baseUrl: string; token: string; demo: DemoData };

@@ -1,6 +1,6 @@
 import { startEmulator } from './index';
 import type { DemoData, Emulator, Message } from './index';
-import { call, methodUrl, ok } from './helpers';
+import { call, methodUrl, ok, sleep } from './helpers';
 
 let emu: Emulator;
 let d: DemoData;
@@ -16,8 +16,12 @@ beforeEach(() => {
 	d = emu.demo;
 });
 
-const post = (method: string, body: Record<string, unknown>): Promise<Response> =>
-	fetch(methodUrl(emu, method), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const post = (method: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> =>
+	fetch(methodUrl(emu, method), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal });
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+	while (!condition()) await sleep(5);
+}
 
 describe('injectFault', () => {
 	it("'status' 429 answers the error envelope with retry_after (default 1) and does not execute", async () => {
@@ -51,6 +55,28 @@ describe('injectFault', () => {
 		const m = await ok<Message>(emu, 'sendMessage', { chat_id: d.privateChatId, text: 'slow' });
 		expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
 		expect(m.text).toBe('slow');
+	});
+
+	it("'hang' neither executes nor answers until the client gives up", async () => {
+		emu.injectFault({ kind: 'hang' });
+		const gaveUp = new AbortController();
+		const held = post('sendMessage', { chat_id: d.privateChatId, text: 'held' }, gaveUp.signal);
+		await waitUntil(() => emu.calls.length === 1);
+		let settled = false;
+		void held.then(
+			() => (settled = true),
+			() => (settled = true),
+		);
+		// The next call is answered while the first is still held: the emulator is not blocked by it.
+		await ok(emu, 'getMyName', {});
+		expect(settled).toBe(false);
+		gaveUp.abort();
+		await expect(held).rejects.toThrow();
+		expect(emu.calls.map((recorded) => [recorded.method, recorded.status])).toEqual([
+			['sendMessage', 0],
+			['getMyName', 200],
+		]);
+		expect(emu.history(d.privateChatId)).toEqual([]);
 	});
 
 	it("'drop' destroys the socket without an answer", async () => {
@@ -93,6 +119,11 @@ describe('injectFault', () => {
 	});
 
 	it('faults apply in order and reset() clears them', async () => {
+		emu.injectFault({ kind: 'status', status: 500 });
+		emu.injectFault({ kind: 'status', status: 503 });
+		const statuses = [];
+		for (let index = 0; index < 3; index++) statuses.push((await call(emu, 'getMyName', {})).status);
+		expect(statuses).toEqual([500, 503, 200]);
 		emu.injectFault({ kind: 'status', status: 503, count: 5 });
 		emu.reset();
 		await ok(emu, 'getMyName', {});

@@ -7,29 +7,8 @@ import type {
 	ReplyKeyboardRemove,
 	ReplyMarkup,
 } from './types';
+import { BUTTON_URL_SCHEMES, LIMITS } from '../spec';
 import { badRequest, isRecord, utf8Bytes } from './util';
-
-/** Limits of spec part 8 (and Telegram's where the spec shows none). */
-export const LIMITS = {
-	text: 32768,
-	caption: 32768,
-	buttonText: 128,
-	callbackDataBytes: 64,
-	inlineRows: 100,
-	buttonsPerRow: 8,
-	answerText: 200,
-	name: 100,
-	description: 512,
-	shortDescription: 120,
-	secretToken: 256,
-	maxConnections: 100,
-	defaultMaxConnections: 40,
-	updatesLimit: 100,
-	updatesTimeout: 50,
-	commands: 100,
-	commandLength: 32,
-	commandDescription: 256,
-} as const;
 
 const INLINE_ACTIONS = ['callback_data', 'url', 'switch_inline_query'] as const;
 
@@ -37,15 +16,16 @@ export function isInlineKeyboard(m: ReplyMarkup | undefined): m is InlineKeyboar
 	return m !== undefined && 'inline_keyboard' in m;
 }
 
+/** One of the spec's button URL schemes; a web URL needs a host, the application scheme some text. */
 export function validateButtonUrl(url: string): boolean {
-	if (url.toLowerCase().startsWith('service:')) return url.length > 'service:'.length;
-	let u: URL;
+	const scheme = BUTTON_URL_SCHEMES.find((candidate) => url.toLowerCase().startsWith(candidate));
+	if (scheme === undefined) return false;
+	if (scheme !== 'https:' && scheme !== 'http:') return url.length > scheme.length;
 	try {
-		u = new URL(url);
+		return new URL(url).hostname !== '';
 	} catch {
 		return false;
 	}
-	return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname !== '';
 }
 
 function parseInlineButton(b: unknown, r: number, c: number): InlineKeyboardButton {
@@ -54,7 +34,7 @@ function parseInlineButton(b: unknown, r: number, c: number): InlineKeyboardButt
 	if (b.text === undefined || b.text === null) throw badRequest(`can't parse ${where}: field "text" is required`);
 	if (typeof b.text !== 'string') throw badRequest(`can't parse ${where}: field "text" must be of type String`);
 	if (b.text.length === 0) throw badRequest(`${where}: text must be non-empty`);
-	if (b.text.length > LIMITS.buttonText) throw badRequest(`${where}: text is too long (at most ${LIMITS.buttonText} characters)`);
+	if (b.text.length > LIMITS.inlineButtonText.max) throw badRequest(`${where}: text is too long (at most ${LIMITS.inlineButtonText.max} characters)`);
 	const present = INLINE_ACTIONS.filter((k) => b[k] !== undefined && b[k] !== null);
 	if (present.length === 0) throw badRequest(`${where}: text buttons are unallowed in the inline keyboard; exactly one of callback_data, url, switch_inline_query must be used`);
 	if (present.length > 1) throw badRequest(`${where}: exactly one of the optional fields must be used, got ${present.join(', ')}`);
@@ -64,7 +44,8 @@ function parseInlineButton(b: unknown, r: number, c: number): InlineKeyboardButt
 	const out: InlineKeyboardButton = { text: b.text };
 	if (action === 'callback_data') {
 		const n = utf8Bytes(value);
-		if (n < 1 || n > LIMITS.callbackDataBytes) throw badRequest(`BUTTON_DATA_INVALID: callback_data must be 1 to ${LIMITS.callbackDataBytes} bytes in UTF-8, got ${n}`);
+		const { min, max } = LIMITS.callbackDataBytes;
+		if (n < min || n > max) throw badRequest(`BUTTON_DATA_INVALID: callback_data must be ${min} to ${max} bytes in UTF-8, got ${n}`);
 		out.callback_data = value;
 	} else if (action === 'url') {
 		if (!validateButtonUrl(value)) throw badRequest(`${where}: URL '${value}' is invalid: unsupported URL protocol (use https://, http:// or service:)`);
@@ -78,11 +59,12 @@ function parseInlineButton(b: unknown, r: number, c: number): InlineKeyboardButt
 export function parseInlineKeyboard(m: Record<string, unknown>): InlineKeyboardMarkup {
 	const rows = m.inline_keyboard;
 	if (!Array.isArray(rows)) throw badRequest('field "inline_keyboard" must be an Array');
-	if (rows.length > LIMITS.inlineRows) throw badRequest(`reply markup is too long: at most ${LIMITS.inlineRows} rows in an inline keyboard, got ${rows.length}`);
+	if (rows.length > LIMITS.inlineKeyboardRows.max) throw badRequest(`reply markup is too long: at most ${LIMITS.inlineKeyboardRows.max} rows in an inline keyboard, got ${rows.length}`);
 	const out: InlineKeyboardButton[][] = rows.map((row, r) => {
 		if (!Array.isArray(row)) throw badRequest(`inline keyboard row ${r + 1} must be an Array`);
-		if (row.length === 0) throw badRequest(`inline keyboard row ${r + 1} is empty: 1 to ${LIMITS.buttonsPerRow} buttons per row`);
-		if (row.length > LIMITS.buttonsPerRow) throw badRequest(`too many buttons in inline keyboard row ${r + 1}: 1 to ${LIMITS.buttonsPerRow} buttons per row, got ${row.length}`);
+		const { min, max } = LIMITS.buttonsPerRow;
+		if (row.length < min) throw badRequest(`inline keyboard row ${r + 1} is empty: ${min} to ${max} buttons per row`);
+		if (row.length > max) throw badRequest(`too many buttons in inline keyboard row ${r + 1}: ${min} to ${max} buttons per row, got ${row.length}`);
 		return row.map((b, c) => parseInlineButton(b, r, c));
 	});
 	return { inline_keyboard: out };

@@ -1,5 +1,6 @@
+import { CHAT_ACTIONS, LIMITS, PARSE_MODES, WEBHOOK_PORTS } from '../spec';
 import { checkFormatting } from './formatting';
-import { LIMITS, isInlineKeyboard, parseReplyMarkup } from './markup';
+import { isInlineKeyboard, parseReplyMarkup } from './markup';
 import { Params } from './params';
 import type { BotRecord, ChatRecord, MessageRecord, World } from './state';
 import type { BotCommand, ChatMember, MediaKind, MessageEntity, MessageOrigin, ReplyMarkup, Update } from './types';
@@ -27,20 +28,6 @@ export class Described {
 
 type Handler = (ctx: MethodContext) => unknown;
 
-export const CHAT_ACTIONS = [
-	'typing',
-	'upload_photo',
-	'record_video',
-	'upload_video',
-	'record_voice',
-	'upload_voice',
-	'upload_document',
-	'choose_sticker',
-	'find_location',
-] as const;
-
-export const WEBHOOK_PORTS = [443, 80, 8080, 8443] as const;
-
 const CONFLICT_WEBHOOK = "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
 const CONFLICT_POLL = 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running';
 
@@ -56,7 +43,7 @@ function chatFor(ctx: MethodContext, name = 'chat_id'): ChatRecord {
 	return chat;
 }
 
-function parseMode(p: Params, allowed: readonly string[] = ['HTML', 'Markdown', 'MarkdownV2']): string | undefined {
+function parseMode(p: Params, allowed: readonly string[] = PARSE_MODES): string | undefined {
 	const v = p.string('parse_mode');
 	if (v === undefined || v === '') return undefined;
 	const match = allowed.find((a) => a.toLowerCase() === v.toLowerCase());
@@ -89,14 +76,14 @@ function text(p: Params, name: string, required: boolean): string | undefined {
 		if (required) throw badRequest('message text is empty');
 		return undefined;
 	}
-	if (v.length > LIMITS.text) throw badRequest(`message is too long: text must be 1 to ${LIMITS.text} characters, got ${v.length}`);
+	if (v.length > LIMITS.messageText.max) throw badRequest(`message is too long: text must be ${LIMITS.messageText.min} to ${LIMITS.messageText.max} characters, got ${v.length}`);
 	return v;
 }
 
 function caption(p: Params): string | undefined {
 	const v = p.string('caption');
 	if (v === undefined) return undefined;
-	if (v.length > LIMITS.caption) throw badRequest(`message caption is too long: at most ${LIMITS.caption} characters, got ${v.length}`);
+	if (v.length > LIMITS.caption.max) throw badRequest(`message caption is too long: at most ${LIMITS.caption.max} characters, got ${v.length}`);
 	return v;
 }
 
@@ -321,7 +308,7 @@ function sendChatAction(ctx: MethodContext): unknown {
 	const chat = chatFor(ctx);
 	const action = ctx.params.string('action');
 	if (action === undefined || action === '') throw badRequest('action is empty');
-	if (!(CHAT_ACTIONS as readonly string[]).includes(action)) throw badRequest(`wrong parameter action in request: use one of ${CHAT_ACTIONS.join(', ')}`);
+	if (!CHAT_ACTIONS.includes(action)) throw badRequest(`wrong parameter action in request: use one of ${CHAT_ACTIONS.join(', ')}`);
 	ctx.world.chatActions.push({ chatId: chat.id, botId: ctx.bot.id, action, at: Date.now() });
 	return true;
 }
@@ -392,7 +379,7 @@ function answerCallbackQuery(ctx: MethodContext): unknown {
 	const id = p.string('callback_query_id');
 	if (id === undefined || id === '') throw badRequest('callback_query_id is empty');
 	const t = p.string('text');
-	if (t !== undefined && t.length > LIMITS.answerText) throw badRequest(`MESSAGE_TOO_LONG: the answer text must be at most ${LIMITS.answerText} characters, got ${t.length}`);
+	if (t !== undefined && t.length > LIMITS.callbackAnswerText.max) throw badRequest(`MESSAGE_TOO_LONG: the answer text must be at most ${LIMITS.callbackAnswerText.max} characters, got ${t.length}`);
 	const showAlert = p.bool('show_alert') ?? false;
 	const url = p.string('url');
 	const cacheTime = p.int('cache_time');
@@ -411,8 +398,8 @@ function answerCallbackQuery(ctx: MethodContext): unknown {
 function setMyName(ctx: MethodContext): unknown {
 	const name = ctx.params.string('name');
 	const lang = languageCode(ctx.params);
-	if (name === undefined || name.length === 0) throw badRequest(`name is empty: the bot name must be 1 to ${LIMITS.name} characters`);
-	if (name.length > LIMITS.name) throw badRequest(`name is too long: the bot name must be 1 to ${LIMITS.name} characters, got ${name.length}`);
+	if (name === undefined || name.length === 0) throw badRequest(`name is empty: the bot name must be ${LIMITS.botName.min} to ${LIMITS.botName.max} characters`);
+	if (name.length > LIMITS.botName.max) throw badRequest(`name is too long: the bot name must be ${LIMITS.botName.min} to ${LIMITS.botName.max} characters, got ${name.length}`);
 	ctx.bot.names.set(lang, name);
 	if (lang === '') ctx.bot.user.first_name = name;
 	return true;
@@ -450,14 +437,18 @@ function setMyCommands(ctx: MethodContext): unknown {
 	const v = ctx.params.json('commands');
 	if (v === undefined) throw badRequest('commands is empty');
 	if (!Array.isArray(v)) throw badRequest('field "commands" must be an Array of BotCommand');
-	if (v.length > LIMITS.commands) throw badRequest(`too many commands: at most ${LIMITS.commands}, got ${v.length}`);
+	if (v.length > LIMITS.commandsPerList.max) throw badRequest(`too many commands: at most ${LIMITS.commandsPerList.max}, got ${v.length}`);
 	const commands: BotCommand[] = v.map((c, i) => {
 		if (!isRecord(c) || typeof c.command !== 'string' || typeof c.description !== 'string') {
 			throw badRequest(`can't parse BotCommand ${i + 1}: "command" and "description" must be Strings`);
 		}
-		if (!/^[a-z0-9_]{1,32}$/.test(c.command)) throw badRequest(`BOT_COMMAND_INVALID: command "${c.command}" must be 1 to ${LIMITS.commandLength} characters of a-z, 0-9 and _`);
-		if (c.description.length < 1 || c.description.length > LIMITS.commandDescription) {
-			throw badRequest(`BOT_COMMAND_DESCRIPTION_INVALID: description of "${c.command}" must be 1 to ${LIMITS.commandDescription} characters`);
+		const name = LIMITS.commandName;
+		if (c.command.length < name.min || c.command.length > name.max || !name.pattern.test(c.command)) {
+			throw badRequest(`BOT_COMMAND_INVALID: command "${c.command}" must be ${name.min} to ${name.max} characters of a-z, 0-9 and _`);
+		}
+		const about = LIMITS.commandDescription;
+		if (c.description.length < about.min || c.description.length > about.max) {
+			throw badRequest(`BOT_COMMAND_DESCRIPTION_INVALID: description of "${c.command}" must be ${about.min} to ${about.max} characters`);
 		}
 		return { command: c.command, description: c.description };
 	});
@@ -490,7 +481,7 @@ function validateWebhookUrl(url: string, allowLocal: boolean): void {
 	if (allowLocal && local && (u.protocol === 'http:' || u.protocol === 'https:')) return;
 	if (u.protocol !== 'https:') throw badRequest('bad webhook: An HTTPS URL must be provided for webhook');
 	const port = u.port === '' ? 443 : Number(u.port);
-	if (!(WEBHOOK_PORTS as readonly number[]).includes(port)) throw badRequest(`bad webhook: Webhook can be set up only on ports ${WEBHOOK_PORTS.join(', ')}`);
+	if (!WEBHOOK_PORTS.includes(port)) throw badRequest(`bad webhook: Webhook can be set up only on ports ${WEBHOOK_PORTS.join(', ')}`);
 }
 
 function allowedUpdates(p: Params): string[] | undefined {
@@ -506,11 +497,15 @@ function setWebhook(ctx: MethodContext): unknown {
 	validateWebhookUrl(url, ctx.allowLocalWebhooks);
 	const secret = p.string('secret_token');
 	if (secret !== undefined) {
-		if (secret.length < 1 || secret.length > LIMITS.secretToken) throw badRequest(`bad webhook: secret token must be 1 to ${LIMITS.secretToken} characters, got ${secret.length}`);
-		if (!/^[A-Za-z0-9_-]+$/.test(secret)) throw badRequest('bad webhook: secret token contains unallowed characters (allowed: A-Z, a-z, 0-9, _ and -)');
+		const { min, max, pattern } = LIMITS.secretToken;
+		if (secret.length < min || secret.length > max) throw badRequest(`bad webhook: secret token must be ${min} to ${max} characters, got ${secret.length}`);
+		if (!pattern.test(secret)) throw badRequest('bad webhook: secret token contains unallowed characters (allowed: A-Z, a-z, 0-9, _ and -)');
 	}
-	const maxConnections = p.int('max_connections') ?? LIMITS.defaultMaxConnections;
-	if (maxConnections < 1 || maxConnections > LIMITS.maxConnections) throw badRequest(`bad webhook: max_connections must be 1 to ${LIMITS.maxConnections}, got ${maxConnections}`);
+	const connections = LIMITS.maxConnections;
+	const maxConnections = p.int('max_connections') ?? connections.default;
+	if (maxConnections < connections.min || maxConnections > connections.max) {
+		throw badRequest(`bad webhook: max_connections must be ${connections.min} to ${connections.max}, got ${maxConnections}`);
+	}
 	const allowed = allowedUpdates(p);
 	p.string('ip_address');
 	const bot = ctx.bot;
@@ -579,10 +574,12 @@ async function getUpdates(ctx: MethodContext): Promise<unknown> {
 	const bot = ctx.bot;
 	if (bot.webhook) throw new ApiError(409, CONFLICT_WEBHOOK);
 	const offset = p.int('offset');
-	const limit = p.int('limit') ?? LIMITS.updatesLimit;
-	if (limit < 1 || limit > LIMITS.updatesLimit) throw badRequest(`limit must be 1 to ${LIMITS.updatesLimit}, got ${limit}`);
-	const timeout = p.int('timeout') ?? 0;
-	if (timeout < 0 || timeout > LIMITS.updatesTimeout) throw badRequest(`timeout must be 0 to ${LIMITS.updatesTimeout} seconds, got ${timeout}`);
+	const limits = LIMITS.updatesLimit;
+	const limit = p.int('limit') ?? limits.default;
+	if (limit < limits.min || limit > limits.max) throw badRequest(`limit must be ${limits.min} to ${limits.max}, got ${limit}`);
+	const timeouts = LIMITS.updatesTimeout;
+	const timeout = p.int('timeout') ?? timeouts.default;
+	if (timeout < timeouts.min || timeout > timeouts.max) throw badRequest(`timeout must be ${timeouts.min} to ${timeouts.max} seconds, got ${timeout}`);
 	const allowed = allowedUpdates(p);
 	if (allowed !== undefined) bot.allowedUpdates = allowed;
 	if (offset !== undefined && offset > 0) {
@@ -656,12 +653,12 @@ export function buildHandlers(): Record<string, Handler> {
 		answerCallbackQuery,
 		setMyName,
 		getMyName,
-		setMyDescription: (ctx) => setLocalized(ctx.bot.descriptions, 'description', LIMITS.description, 'description')(ctx),
+		setMyDescription: (ctx) => setLocalized(ctx.bot.descriptions, 'description', LIMITS.botDescription.max, 'description')(ctx),
 		getMyDescription: (ctx) => {
 			const lang = languageCode(ctx.params);
 			return { description: ctx.bot.descriptions.get(lang) ?? ctx.bot.descriptions.get('') ?? '' };
 		},
-		setMyShortDescription: (ctx) => setLocalized(ctx.bot.shortDescriptions, 'short_description', LIMITS.shortDescription, 'short description')(ctx),
+		setMyShortDescription: (ctx) => setLocalized(ctx.bot.shortDescriptions, 'short_description', LIMITS.botShortDescription.max, 'short description')(ctx),
 		getMyShortDescription: (ctx) => {
 			const lang = languageCode(ctx.params);
 			return { short_description: ctx.bot.shortDescriptions.get(lang) ?? ctx.bot.shortDescriptions.get('') ?? '' };
@@ -675,6 +672,3 @@ export function buildHandlers(): Record<string, Handler> {
 		getUpdates,
 	};
 }
-
-/** Methods that may be called with GET (spec part 1, convention 2). */
-export const GET_METHODS = new Set(['getUpdates', 'getWebhookInfo']);

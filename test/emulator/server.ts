@@ -1,7 +1,8 @@
 import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Described, GET_METHODS, buildHandlers } from './methods';
+import { GET_METHODS } from '../spec';
+import { Described, buildHandlers } from './methods';
 import { Params } from './params';
 import type { ParamSource } from './params';
 import { World } from './state';
@@ -40,7 +41,7 @@ export interface RecordedCall {
 	at: number;
 }
 
-export type FaultKind = 'status' | 'delay' | 'drop' | 'reset' | 'malformed' | 'html';
+export type FaultKind = 'status' | 'delay' | 'hang' | 'drop' | 'reset' | 'malformed' | 'html';
 
 export interface FaultSpec {
 	kind: FaultKind;
@@ -280,6 +281,11 @@ class EmulatorImpl implements Emulator {
 		};
 
 		const fault = this.takeFault(call);
+		if (fault?.kind === 'hang') {
+			// Neither executed nor answered: held until the client gives up or the emulator closes.
+			await new Promise<void>((resolve) => res.once('close', resolve));
+			return;
+		}
 		if (fault && fault.kind === 'delay') await sleep(fault.delayMs ?? 1000);
 		const broken = fault && fault.kind !== 'delay' ? fault : undefined;
 
@@ -321,8 +327,8 @@ class EmulatorImpl implements Emulator {
 		if (!bot) return err(new ApiError(401, 'Unauthorized'));
 		const handler = this.handlers[method];
 		if (!handler || rawMethod === '') return err(new ApiError(404, 'Not Found: method not found'));
-		if (httpMethod !== 'POST' && !(httpMethod === 'GET' && GET_METHODS.has(method))) {
-			return err(new ApiError(405, `Method Not Allowed: ${method} must be called with POST${GET_METHODS.has(method) ? ' or GET' : ''}`));
+		if (httpMethod !== 'POST' && !(httpMethod === 'GET' && GET_METHODS.includes(method))) {
+			return err(new ApiError(405, `Method Not Allowed: ${method} must be called with POST${GET_METHODS.includes(method) ? ' or GET' : ''}`));
 		}
 		if (bodyError) return err(bodyError);
 		try {
@@ -579,7 +585,7 @@ class EmulatorImpl implements Emulator {
 	}
 
 	injectFault(f: FaultSpec): void {
-		const kinds: FaultKind[] = ['status', 'delay', 'drop', 'reset', 'malformed', 'html'];
+		const kinds: FaultKind[] = ['status', 'delay', 'hang', 'drop', 'reset', 'malformed', 'html'];
 		if (!isRecord(f) || !kinds.includes(f.kind)) throw new ControlError(`fault kind must be one of ${kinds.join(', ')}`);
 		const count = f.count ?? 1;
 		if (!Number.isInteger(count) || count < 1) throw new ControlError('count must be a positive integer');

@@ -124,8 +124,6 @@ const MIME: Record<MediaKind, { fileName: string; mimeType: string }> = {
 	voice: { fileName: 'demo-voice.ogg', mimeType: 'audio/ogg' },
 };
 
-export const UPDATE_TYPES = ['message', 'callback_query'] as const;
-
 /** The emulated service's whole state. Pure data + rules; no HTTP here. */
 export class World {
 	bots = new Map<string, BotRecord>(); // by token

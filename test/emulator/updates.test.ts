@@ -106,35 +106,42 @@ describe('getUpdates limits and types', () => {
 	});
 });
 
+/**
+ * A long poll of the spec's longest timeout (50 s) outlasts a test's time limit (30 s): when such a
+ * poll is answered within a test, something other than its timeout answered it.
+ */
+const LONGEST_POLL = { timeout: 50 };
+
+/** Resolves with whether `promise` has settled, once the already queued callbacks have run. */
+async function hasSettled(promise: Promise<unknown>): Promise<boolean> {
+	let settled = false;
+	void promise.then(
+		() => (settled = true),
+		() => (settled = true),
+	);
+	await sleep(0);
+	return settled;
+}
+
 describe('long polling', () => {
-	it('a held request is answered within 100 ms of a new update', async () => {
-		const started = Date.now();
-		const poll = getUpdates({ timeout: 10 });
+	it('a held request is answered by a new update, not by its timeout', async () => {
+		const poll = getUpdates(LONGEST_POLL);
 		await sleep(200);
-		const sentAt = performance.now();
+		expect(await hasSettled(poll)).toBe(false);
 		const [update] = await userSays('wake up');
-		const result = await poll;
-		const latency = performance.now() - sentAt;
-		expect(result.map((u) => u.update_id)).toEqual([update.update_id]);
-		expect(Date.now() - started).toBeGreaterThanOrEqual(190);
-		expect(latency).toBeLessThan(100);
+		expect((await poll).map((u) => u.update_id)).toEqual([update.update_id]);
 	});
 
-	it('answers [] when the timeout expires', async () => {
+	it('answers [] when the timeout expires, not before', async () => {
 		const t0 = Date.now();
 		expect(await getUpdates({ timeout: 1 })).toEqual([]);
-		const took = Date.now() - t0;
-		expect(took).toBeGreaterThanOrEqual(950);
-		// Upper bound only catches a timeout that is ignored; generous so machine load cannot trip it.
-		expect(took).toBeLessThan(10_000);
+		expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
 	});
 
 	it('longPollMaxMs caps the wait', async () => {
 		const quick = await startEmulator({ longPollMaxMs: 100 });
 		try {
-			const t0 = Date.now();
-			expect(await ok(quick, 'getUpdates', { timeout: 50 })).toEqual([]);
-			expect(Date.now() - t0).toBeLessThan(1000);
+			expect(await ok(quick, 'getUpdates', LONGEST_POLL)).toEqual([]);
 		} finally {
 			await quick.close();
 		}
@@ -168,17 +175,15 @@ describe('long polling', () => {
 	});
 
 	it('reset() and close() answer a waiting getUpdates with []', async () => {
-		const poll = getUpdates({ timeout: 5 });
+		const poll = getUpdates(LONGEST_POLL);
 		await sleep(50);
 		emu.reset();
 		expect(await poll).toEqual([]);
 		const other = await startEmulator();
-		const pending = ok<Update[]>(other, 'getUpdates', { timeout: 5 }).catch((e: unknown) => e);
+		const pending = ok<Update[]>(other, 'getUpdates', LONGEST_POLL).catch((e: unknown) => e);
 		await sleep(50);
-		const t0 = Date.now();
 		await other.close();
-		await pending;
-		expect(Date.now() - t0).toBeLessThan(1000);
+		expect(await pending).toEqual([]);
 	});
 
 	it('a second getUpdates terminates the first with 409', async () => {

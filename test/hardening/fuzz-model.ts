@@ -1,19 +1,32 @@
 /**
  * The input model of the parameter fuzzing (issue 7, item 1); not a test file itself.
  *
- * Every operation of the Service Bot node becomes one or more `Variant`s: node parameters in which
- * each fuzzed field is an expression reading the input item (`={{ $json.<key> }}`), and for each
- * field a generator of values the node must accept and one of values it must reject, naming that
- * field. The catalogue decides which fields an operation has; the kinds' rules below come from the
- * spec (bot-api.md parts 2, 4 and 8) and, where the spec says "not shown", from the Telegram
- * conventions the catalogue marks. An invalid item is a valid item with exactly one field broken.
+ * Every method of the spec becomes one or more `Variant`s of the Service Bot node: node parameters
+ * in which each fuzzed field is an expression reading the input item (`={{ $json.<key> }}`), and
+ * for each field a generator of values the node must accept and one of values it must reject,
+ * naming that field. Which values are valid comes only from the spec's transcription (test/spec.ts:
+ * the method's wire parameters, their kinds and limits, and the marked Telegram conventions and
+ * package rules); the node's description is read only to find the editor field of each wire
+ * parameter (its name, its label, whether it sits under Additional Fields). An invalid item is a
+ * valid item with exactly one field broken.
  */
 import fc from 'fast-check';
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
 
-import type { MethodSpec, ParamSpec } from '../../nodes/shared/catalogue';
-import { CHAT_ACTIONS, LIMITS, METHODS, PARSE_MODES, UPDATE_TYPES } from '../../nodes/shared/catalogue';
-import { paramName } from '../../nodes/ServiceBot/helpers/fields';
+import { fieldName, shownFor } from '../serviceBot/helpers';
+import {
+	BUTTON_URL_SCHEMES,
+	CHAT_ACTIONS,
+	LIMITS,
+	METHODS,
+	PACKAGE_RULES,
+	PARSE_MODES,
+	UPDATE_TYPES,
+	UUID,
+	WEBHOOK_PORTS,
+	type SpecMethod,
+	type WireParam,
+} from '../spec';
 
 type Arb = fc.Arbitrary<unknown>;
 /** The item fields one field model sets. */
@@ -39,20 +52,19 @@ export interface InvalidItem {
 	readonly label: string;
 }
 
-// ---------------------------------------------------------------- oracles (from the spec)
+// ---------------------------------------------------------------- oracles (test/spec.ts)
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const USERNAME = /^@[A-Za-z0-9_]{1,64}$/;
-const INTEGER_TEXT = /^\s*[-+]?\d+\s*$/;
-const SECRET = /^[A-Za-z0-9_-]+$/;
-const LANGUAGE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
-const COMMAND = /^[a-z0-9_]{1,32}$/;
-const WEBHOOK_PORTS = LIMITS.webhookPorts;
-const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
-const BUTTON_SCHEMES = ['https:', 'http:', 'service:'];
+const USERNAME = PACKAGE_RULES.username;
+const INTEGER_TEXT = PACKAGE_RULES.integerText;
+const SECRET = LIMITS.secretToken.pattern;
+const LANGUAGE = PACKAGE_RULES.languageCode;
+const LOOPBACK = PACKAGE_RULES.localWebhookHosts;
+const COMMAND_NAME = LIMITS.commandName;
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 const isChatId = (text: string): boolean => UUID.test(text.trim()) || USERNAME.test(text.trim());
+const isCommandName = (text: string): boolean =>
+	text.length >= COMMAND_NAME.min && text.length <= COMMAND_NAME.max && COMMAND_NAME.pattern.test(text);
 
 function parsedUrl(text: string): URL | undefined {
 	try {
@@ -76,7 +88,7 @@ function isWebhookUrl(text: string): boolean {
 
 function isButtonUrl(text: string): boolean {
 	const url = parsedUrl(text);
-	return text === text.trim() && url !== undefined && BUTTON_SCHEMES.includes(url.protocol) && text.length > url.protocol.length;
+	return text === text.trim() && url !== undefined && BUTTON_URL_SCHEMES.includes(url.protocol) && text.length > url.protocol.length;
 }
 
 function isJsonText(text: string): boolean {
@@ -128,7 +140,7 @@ const field = (label: string, key: string, valid: Arb, invalid: Arb): FieldModel
 // ---------------------------------------------------------------- per kind
 
 const uuidText = fc.mixedCase(fc.uuid());
-const usernameText = fc.stringMatching(/^@[A-Za-z0-9_]{1,64}$/);
+const usernameText = fc.stringMatching(USERNAME);
 
 /** Near misses of a UUID: a character dropped, added or replaced, dashes moved, braces. */
 const uuidNearMiss = fc
@@ -156,7 +168,7 @@ const usernameNearMiss = fc.oneof(
 	fc.tuple(usernameText, fc.constantFrom('-', ' ', '.', '!', 'é', '/', '?', '\u0000')).map(([name, char]) => `${name}${char}x`),
 );
 
-function chatModel(spec: ParamSpec, key: string): FieldModel {
+function chatModel(param: WireParam, node: NodeField): FieldModel {
 	const invalid = fc.oneof(
 		ABSENT,
 		ANY_TEXT.filter((text) => !isChatId(text)),
@@ -164,10 +176,10 @@ function chatModel(spec: ParamSpec, key: string): FieldModel {
 		usernameNearMiss.filter((text) => !isChatId(text)),
 		WRONG_TYPES,
 	);
-	return field(spec.displayName, key, padded(fc.oneof(uuidText, usernameText)), invalid);
+	return field(node.label, node.name, padded(fc.oneof(uuidText, usernameText)), invalid);
 }
 
-function uuidModel(spec: ParamSpec, key: string): FieldModel {
+function uuidModel(param: WireParam, node: NodeField): FieldModel {
 	const invalid = fc.oneof(
 		ABSENT,
 		ANY_TEXT.filter((text) => !UUID.test(text.trim())),
@@ -175,17 +187,19 @@ function uuidModel(spec: ParamSpec, key: string): FieldModel {
 		usernameText,
 		WRONG_TYPES,
 	);
-	return field(spec.displayName, key, padded(uuidText), invalid);
+	return field(node.label, node.name, padded(uuidText), invalid);
 }
 
-function integerModel(spec: ParamSpec, key: string, bounds: { min?: number; max?: number }): FieldModel {
+function integerModel(param: WireParam, node: NodeField): FieldModel {
+	// A message identifier is a sequence number (spec part 1.5): from 1.
+	const bounds: { min?: number; max?: number } = param.kind === 'messageId' ? { min: 1 } : param;
 	const low = bounds.min ?? Number.MIN_SAFE_INTEGER;
 	const high = bounds.max ?? Number.MAX_SAFE_INTEGER;
 	const inRange = fc.oneof(fc.integer({ min: low, max: high }), fc.constantFrom(low, high));
 	const valid = fc.oneof(
 		inRange,
 		inRange.chain((n) => padded(fc.constantFrom(String(n), n >= 0 ? `+${n}` : String(n)))),
-		...(spec.required ? [] : [ABSENT]),
+		...(param.required ? [] : [ABSENT]),
 	);
 	const outside: Arb[] = [];
 	if (bounds.min !== undefined) {
@@ -203,15 +217,15 @@ function integerModel(spec: ParamSpec, key: string, bounds: { min?: number; max?
 		ANY_TEXT.filter((text) => text !== '' && !INTEGER_TEXT.test(text)),
 		fc.boolean(),
 		STRUCTURES,
-		...(spec.required ? [ABSENT] : []),
+		...(param.required ? [ABSENT] : []),
 	);
-	return field(spec.displayName, key, valid, invalid);
+	return field(node.label, node.name, valid, invalid);
 }
 
-function booleanModel(spec: ParamSpec, key: string): FieldModel {
+function booleanModel(param: WireParam, node: NodeField): FieldModel {
 	return field(
-		spec.displayName,
-		key,
+		node.label,
+		node.name,
 		fc.constantFrom(true, false, 'true', 'false', undefined, null, ''),
 		fc.oneof(
 			ANY_TEXT.filter((text) => !['true', 'false', ''].includes(text)),
@@ -222,9 +236,9 @@ function booleanModel(spec: ParamSpec, key: string): FieldModel {
 	);
 }
 
-function textModel(spec: ParamSpec, key: string, bounds: { min?: number; max?: number }): FieldModel {
-	const min = bounds.min ?? 0;
-	const { max } = bounds;
+function textModel(param: WireParam, node: NodeField): FieldModel {
+	const min = param.min ?? 0;
+	const { max } = param;
 	const fits = (text: string): boolean => text.length >= min && (max === undefined || text.length <= max);
 	const valid = fc.oneof(
 		fc.string({ unit: 'grapheme', minLength: min, maxLength: Math.min(max ?? 120, 120) }).filter(fits),
@@ -239,18 +253,18 @@ function textModel(spec: ParamSpec, key: string, bounds: { min?: number; max?: n
 		NOT_FINITE,
 		STRUCTURES,
 	);
-	return field(spec.displayName, key, valid, invalid);
+	return field(node.label, node.name, valid, invalid);
 }
 
-function parseModeModel(spec: ParamSpec, key: string): FieldModel {
-	const allowed = spec.values ?? PARSE_MODES;
+function parseModeModel(param: WireParam, node: NodeField): FieldModel {
+	const allowed = param.parseModes ?? PARSE_MODES;
 	const accepted = (text: string): boolean => {
 		const trimmed = text.trim().toLowerCase();
 		return trimmed === '' || trimmed === 'none' || allowed.some((mode) => mode.toLowerCase() === trimmed);
 	};
 	return field(
-		spec.displayName,
-		key,
+		node.label,
+		node.name,
 		fc.oneof(ABSENT, padded(fc.mixedCase(fc.constantFrom('none', ...allowed)))),
 		fc.oneof(
 			ANY_TEXT.filter((text) => !accepted(text)),
@@ -281,14 +295,14 @@ const badEntity: Arb = fc.oneof(
 	),
 );
 
-function entitiesModel(spec: ParamSpec, key: string): FieldModel {
+function entitiesModel(param: WireParam, node: NodeField): FieldModel {
 	const list = fc.array(entityArb, { maxLength: 3 });
 	const badList = fc
 		.tuple(list, badEntity, fc.nat())
 		.map(([entities, bad, at]) => [...entities.slice(0, at % (entities.length + 1)), bad, ...entities.slice(at % (entities.length + 1))]);
 	return field(
-		spec.displayName,
-		key,
+		node.label,
+		node.name,
 		fc.oneof(ABSENT, fc.constantFrom('[]', 'null', '  '), list, list.map((entities) => JSON.stringify(entities))),
 		fc.oneof(
 			ANY_TEXT.filter((text) => text.trim() !== '' && !isJsonText(text.trim())),
@@ -302,11 +316,11 @@ function entitiesModel(spec: ParamSpec, key: string): FieldModel {
 	);
 }
 
-function chatActionModel(spec: ParamSpec, key: string): FieldModel {
+function chatActionModel(param: WireParam, node: NodeField): FieldModel {
 	const actions: readonly string[] = CHAT_ACTIONS;
 	return field(
-		spec.displayName,
-		key,
+		node.label,
+		node.name,
 		padded(fc.constantFrom(...CHAT_ACTIONS)),
 		fc.oneof(
 			ABSENT,
@@ -321,7 +335,8 @@ function chatActionModel(spec: ParamSpec, key: string): FieldModel {
 const host = fc.domain();
 const path = fc.webPath();
 
-function urlModel(spec: ParamSpec, key: string, webhook: boolean): FieldModel {
+function urlModel(param: WireParam, node: NodeField): FieldModel {
+	const webhook = param.kind === 'webhookUrl';
 	const accepted = webhook ? isWebhookUrl : isHttpUrl;
 	const valid = webhook
 		? fc.oneof(
@@ -350,20 +365,20 @@ function urlModel(spec: ParamSpec, key: string, webhook: boolean): FieldModel {
 				.map(([name, port, rest]) => `https://${name}:${port}${rest}`),
 		);
 	}
-	if (spec.required) invalid.push(ABSENT);
+	if (param.required) invalid.push(ABSENT);
 	return field(
-		spec.displayName,
-		key,
-		fc.oneof(valid.filter(accepted), ...(spec.required ? [] : [ABSENT])),
+		node.label,
+		node.name,
+		fc.oneof(valid.filter(accepted), ...(param.required ? [] : [ABSENT])),
 		fc.oneof(...invalid).filter((value) => typeof value !== 'string' || value === '' || !accepted(value)),
 	);
 }
 
-function secretModel(spec: ParamSpec, key: string): FieldModel {
+function secretModel(param: WireParam, node: NodeField): FieldModel {
 	const { max } = LIMITS.secretToken;
 	return field(
-		spec.displayName,
-		key,
+		node.label,
+		node.name,
 		fc.oneof(ABSENT, fc.stringMatching(new RegExp(`^[A-Za-z0-9_-]{1,${max}}$`)), fc.integer()),
 		fc.oneof(
 			fc.stringMatching(new RegExp(`^[A-Za-z0-9_-]{${max + 1},${max + 40}}$`)),
@@ -375,7 +390,7 @@ function secretModel(spec: ParamSpec, key: string): FieldModel {
 	);
 }
 
-function updateTypesModel(spec: ParamSpec, key: string): FieldModel {
+function updateTypesModel(param: WireParam, node: NodeField): FieldModel {
 	const types: readonly string[] = UPDATE_TYPES;
 	const subset = fc.subarray([...UPDATE_TYPES]);
 	const badEntry: Arb = fc.oneof(
@@ -391,8 +406,8 @@ function updateTypesModel(spec: ParamSpec, key: string): FieldModel {
 		fc.constantFrom('Message', 'edited_message', 'callback-query', 'all', '*', 'message callback_query'),
 	);
 	return field(
-		spec.displayName,
-		key,
+		node.label,
+		node.name,
 		fc.oneof(
 			ABSENT,
 			subset,
@@ -411,10 +426,10 @@ function updateTypesModel(spec: ParamSpec, key: string): FieldModel {
 	);
 }
 
-function languageModel(spec: ParamSpec, key: string): FieldModel {
+function languageModel(param: WireParam, node: NodeField): FieldModel {
 	return field(
-		spec.displayName,
-		key,
+		node.label,
+		node.name,
 		fc.oneof(ABSENT, padded(fc.stringMatching(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8}){0,2}$/))),
 		fc.oneof(
 			ANY_TEXT.filter((text) => text.trim() !== '' && !LANGUAGE.test(text.trim())),
@@ -429,16 +444,16 @@ function languageModel(spec: ParamSpec, key: string): FieldModel {
 // ---------------------------------------------------------------- commands
 
 const commandEntry = fc.record({
-	command: fc.stringMatching(/^\/?[a-z0-9_]{1,32}$/),
+	command: fc.stringMatching(new RegExp(`^/?[a-z0-9_]{${COMMAND_NAME.min},${COMMAND_NAME.max}}$`)),
 	description: fc
 		.string({ unit: 'grapheme', minLength: 1, maxLength: 40 })
 		.filter((text) => text.trim().length >= 1 && text.trim().length <= LIMITS.commandDescription.max),
 }, { noNullPrototype: true });
 const commandList = fc.uniqueArray(commandEntry, { selector: (entry) => entry.command.replace(/^\//, ''), maxLength: 6 });
 const badCommandName: Arb = fc.oneof(
-	fc.stringMatching(/^[a-z0-9_]{33,40}$/),
+	fc.stringMatching(new RegExp(`^[a-z0-9_]{${COMMAND_NAME.max + 1},${COMMAND_NAME.max + 8}}$`)),
 	fc.constantFrom('', '/', 'Start', 'start-now', 'start now', 'старт', '/Start', '//start', null),
-	ANY_TEXT.filter((text) => !COMMAND.test(text.trim().replace(/^\//, ''))),
+	ANY_TEXT.filter((text) => !isCommandName(text.trim().replace(/^\//, ''))),
 	NOT_FINITE,
 	STRUCTURES,
 );
@@ -466,7 +481,9 @@ const badCommandList = fc.oneof(
 	),
 );
 
-function commandVariants(method: MethodSpec, base: INodeParameters, others: FieldModel[]): Variant[] {
+function commandVariants(method: SpecMethod, base: INodeParameters, others: FieldModel[]): Variant[] {
+	const shown = shownFor(method.resource, method.name, { commandsInput: 'list' });
+	const label = (name: string): string => nodeProperty(shown.concat(shownFor(method.resource, method.name, { commandsInput: 'json' })), name).displayName;
 	// The list UI has one row per command, each field of which may be an expression: three rows here.
 	const rows = [1, 2, 3];
 	const entries = fc.uniqueArray(commandEntry, { selector: (entry) => entry.command.replace(/^\//, ''), minLength: 3, maxLength: 3 });
@@ -498,7 +515,7 @@ function commandVariants(method: MethodSpec, base: INodeParameters, others: Fiel
 				command: rows.map((row) => ({ command: `={{ $json.command${row} }}`, description: `={{ $json.description${row} }}` })),
 			},
 		},
-		fields: [...others, { label: 'Commands', valid: entries.map(asPatch), invalid: broken }],
+		fields: [...others, { label: label('commands'), valid: entries.map(asPatch), invalid: broken }],
 	};
 	const json: Variant = {
 		name: `${method.name} (commands as JSON)`,
@@ -508,7 +525,7 @@ function commandVariants(method: MethodSpec, base: INodeParameters, others: Fiel
 		fields: [
 			...others,
 			field(
-				'Commands (JSON)',
+				label('commandsJson'),
 				'commandsJson',
 				fc.oneof(
 					commandList,
@@ -584,12 +601,29 @@ const badInlineRows: Arb = fc.oneof(
 	fc.constant([]),
 );
 
-function keyboardField(good: Arb, bad: Arb): FieldModel {
-	return field('Reply Markup', 'keyboard', good, bad);
+/** PACKAGE_RULES.noKeyboardJson: a JSON keyboard that gives nothing (as a value or as JSON text) sends no markup. */
+function givesNoKeyboard(value: unknown): boolean {
+	let parsed = value;
+	if (typeof value === 'string') {
+		if (value.trim() === '') return true;
+		try {
+			parsed = JSON.parse(value);
+		} catch {
+			return false;
+		}
+	}
+	return parsed === undefined || PACKAGE_RULES.noKeyboardJson.some((nothing) => JSON.stringify(nothing) === JSON.stringify(parsed));
 }
 
-const inlineKeyboardField = (): FieldModel =>
+/** Keyboards in JSON mode: the item's `keyboard`, errors named after the Reply Markup field (`label`). */
+function keyboardField(label: string, good: Arb, bad: Arb): FieldModel {
+	const nothing = fc.constantFrom<unknown>(...PACKAGE_RULES.noKeyboardJson, '   ', '[]', '{}', 'null');
+	return field(label, 'keyboard', fc.oneof(good, nothing), bad.filter((value) => !givesNoKeyboard(value)));
+}
+
+const inlineKeyboardField = (label: string): FieldModel =>
 	keyboardField(
+		label,
 		fc.oneof(
 			inlineRows,
 			inlineRows.map((rows) => ({ inline_keyboard: rows })),
@@ -623,8 +657,9 @@ const badReplyButton: Arb = fc.oneof(
 	fc.constantFrom('', null, 5, true, { text: '' }, { text: 5 }, { label: 'x' }, ['x']),
 );
 
-const replyKeyboardField = (): FieldModel =>
+const replyKeyboardField = (label: string): FieldModel =>
 	keyboardField(
+		label,
 		fc.oneof(
 			replyRows,
 			fc
@@ -658,7 +693,7 @@ const gridLabel = fc
 const GRID_TEMPLATES = ['{label}', 'pick:{index}', 'r{row}c{column}', '{index}-{label}'];
 
 /** Auto grid: labels, columns and the callback template are one field, as their limits depend on each other. */
-function gridField(): FieldModel {
+function gridField(label: string): FieldModel {
 	const columns = fc.integer({ min: LIMITS.buttonsPerRow.min, max: LIMITS.buttonsPerRow.max });
 	const valid = fc
 		.tuple(columns, fc.array(gridLabel, { minLength: 1, maxLength: 30 }), fc.constantFrom(...GRID_TEMPLATES), fc.boolean())
@@ -705,70 +740,96 @@ function gridField(): FieldModel {
 			.tuple(columns, validLabels, fc.constantFrom('y'.repeat(65), 'ü'.repeat(33), 'z'.repeat(129)))
 			.map(([count, labels, long]): Patch => ({ gridColumns: count, gridLabels: [...labels, long], gridCallbackData: '{label}' })),
 	);
-	return { label: 'Reply Markup', valid, invalid };
+	return { label, valid, invalid };
 }
 
 // ---------------------------------------------------------------- variants
 
-function modelOf(method: MethodSpec, spec: ParamSpec, key: string): FieldModel | undefined {
-	switch (spec.kind) {
-		case 'chatId':
-			return chatModel(spec, key);
-		case 'userId':
-		case 'mediaId':
-			return uuidModel(spec, key);
+/** The editor field of one wire parameter, found in the node's description. */
+interface NodeField {
+	/** The node parameter's name: also the input item's key for it. */
+	readonly name: string;
+	/** Its display name, which the node's errors name. */
+	readonly label: string;
+	readonly underAdditionalFields: boolean;
+}
+
+function nodeProperty(shown: readonly INodeProperties[], name: string): INodeProperties {
+	const found = shown.find((property) => property.name === name);
+	if (!found) throw new Error(`the node shows no field ${name}`);
+	return found;
+}
+
+function nodeFieldOf(method: SpecMethod, shown: readonly INodeProperties[], param: WireParam): NodeField {
+	const name = fieldName(param.name);
+	const top = shown.find((property) => property.name === name);
+	if (top) return { name, label: top.displayName, underAdditionalFields: false };
+	const additional = (shown.find((property) => property.name === 'additionalFields')?.options ?? []) as INodeProperties[];
+	const optional = additional.find((property) => property.name === name);
+	if (optional) return { name, label: optional.displayName, underAdditionalFields: true };
+	throw new Error(`the node shows no field for ${method.name}'s ${param.name} (looked for ${name})`);
+}
+
+function modelOf(param: WireParam, node: NodeField): FieldModel | undefined {
+	switch (param.kind) {
+		case 'chat':
+			return chatModel(param, node);
+		case 'uuid':
+			return uuidModel(param, node);
 		case 'messageId':
-			return integerModel(spec, key, { min: 1 });
 		case 'integer':
-			return integerModel(spec, key, spec);
+			return integerModel(param, node);
 		case 'boolean':
-			return booleanModel(spec, key);
+			return booleanModel(param, node);
 		case 'text':
-			return textModel(spec, key, spec);
+			return textModel(param, node);
 		case 'parseMode':
-			return parseModeModel(spec, key);
+			return parseModeModel(param, node);
 		case 'entities':
-			return entitiesModel(spec, key);
+			return entitiesModel(param, node);
 		case 'chatAction':
-			return chatActionModel(spec, key);
+			return chatActionModel(param, node);
 		case 'url':
-			return urlModel(spec, key, method.name === 'setWebhook');
+		case 'webhookUrl':
+			return urlModel(param, node);
 		case 'secretToken':
-			return secretModel(spec, key);
+			return secretModel(param, node);
 		case 'updateTypes':
-			return updateTypesModel(spec, key);
+			return updateTypesModel(param, node);
 		case 'languageCode':
-			return languageModel(spec, key);
+			return languageModel(param, node);
 		case 'commands':
 		case 'replyMarkup':
-		case 'inlineMarkup':
+		case 'inlineKeyboard':
 			return undefined;
 	}
 }
 
-function catalogueVariants(method: MethodSpec): Variant[] {
+function methodVariants(method: SpecMethod): Variant[] {
+	const shown = shownFor(method.resource, method.name);
 	const parameters: INodeParameters = { resource: method.resource, operation: method.name };
 	const additionalFields: INodeParameters = {};
 	const fields: FieldModel[] = [];
-	for (const spec of method.params) {
-		const key = paramName(spec);
-		const model = modelOf(method, spec, key);
+	for (const param of method.params) {
+		if (param.kind === 'commands' || param.kind === 'replyMarkup' || param.kind === 'inlineKeyboard') continue;
+		const node = nodeFieldOf(method, shown, param);
+		const explicitRemoval = PACKAGE_RULES.explicitRemoval[method.name] === param.name;
+		const model = modelOf(explicitRemoval ? { ...param, required: true, min: 1 } : param, node);
 		if (!model) continue;
-		const expression = `={{ $json.${key} }}`;
-		if (spec.required) {
-			parameters[key] = spec.kind === 'chatId' ? { __rl: true, mode: 'id', value: expression } : expression;
-		} else {
-			additionalFields[key] = expression;
-		}
+		const expression = `={{ $json.${node.name} }}`;
+		const value = param.kind === 'chat' && !node.underAdditionalFields ? { __rl: true, mode: 'id', value: expression } : expression;
+		if (node.underAdditionalFields) additionalFields[node.name] = value;
+		else parameters[node.name] = value;
 		fields.push(model);
 	}
 	if (Object.keys(additionalFields).length > 0) parameters.additionalFields = additionalFields;
 
-	if (method.params.some((spec) => spec.kind === 'commands')) return commandVariants(method, parameters, fields);
+	if (method.params.some((param) => param.kind === 'commands')) return commandVariants(method, parameters, fields);
 
-	const markup = method.params.find((spec) => spec.kind === 'replyMarkup' || spec.kind === 'inlineMarkup');
+	const markup = method.params.find((param) => param.kind === 'replyMarkup' || param.kind === 'inlineKeyboard');
 	if (!markup) return [{ name: method.name, resource: method.resource, operation: method.name, parameters, fields }];
 
+	const label = nodeProperty(shown, 'replyMarkup').displayName;
 	const variant = (suffix: string, extra: INodeParameters, keyboard: FieldModel): Variant => ({
 		name: `${method.name} (${suffix})`,
 		resource: method.resource,
@@ -777,7 +838,11 @@ function catalogueVariants(method: MethodSpec): Variant[] {
 		fields: [...fields, keyboard],
 	});
 	const variants = [
-		variant('inline keyboard as JSON', { replyMarkup: 'inlineKeyboard', keyboardMode: 'json', keyboardJson: '={{ $json.keyboard }}' }, inlineKeyboardField()),
+		variant(
+			'inline keyboard as JSON',
+			{ replyMarkup: 'inlineKeyboard', keyboardMode: 'json', keyboardJson: '={{ $json.keyboard }}' },
+			inlineKeyboardField(label),
+		),
 		variant(
 			'inline keyboard as an auto grid',
 			{
@@ -789,18 +854,24 @@ function catalogueVariants(method: MethodSpec): Variant[] {
 				gridButtonText: '{label}',
 				gridCallbackData: '={{ $json.gridCallbackData }}',
 			},
-			gridField(),
+			gridField(label),
 		),
 	];
-	if (markup.kind === 'replyMarkup') {
+	const inlineOnly = markup.kind === 'inlineKeyboard';
+	if (!inlineOnly) {
 		variants.push(
-			variant('reply keyboard as JSON', { replyMarkup: 'replyKeyboard', keyboardMode: 'json', keyboardJson: '={{ $json.keyboard }}' }, replyKeyboardField()),
+			variant(
+				'reply keyboard as JSON',
+				{ replyMarkup: 'replyKeyboard', keyboardMode: 'json', keyboardJson: '={{ $json.keyboard }}' },
+				replyKeyboardField(label),
+			),
 		);
 	}
 	return variants;
 }
 
-const METHOD_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const METHOD_NAME = PACKAGE_RULES.methodName;
+const callMethodFields = shownFor('other', 'callMethod');
 
 const callMethodVariant: Variant = {
 	name: 'callMethod',
@@ -809,9 +880,9 @@ const callMethodVariant: Variant = {
 	parameters: { resource: 'other', operation: 'callMethod', method: '={{ $json.method }}', body: '={{ $json.body }}' },
 	fields: [
 		field(
-			'Method',
+			nodeProperty(callMethodFields, 'method').displayName,
 			'method',
-			padded(fc.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,63}$/)),
+			padded(fc.stringMatching(METHOD_NAME)),
 			fc.oneof(
 				ABSENT,
 				ANY_TEXT.filter((text) => !METHOD_NAME.test(text.trim())),
@@ -822,7 +893,7 @@ const callMethodVariant: Variant = {
 			),
 		),
 		field(
-			'Body (JSON)',
+			nodeProperty(callMethodFields, 'body').displayName,
 			'body',
 			fc.oneof(
 				ABSENT,
@@ -844,7 +915,7 @@ const callMethodVariant: Variant = {
 };
 
 /** Every operation of the node, keyboards in each of their modes. */
-export const VARIANTS: readonly Variant[] = [...METHODS.flatMap((method) => catalogueVariants(method)), callMethodVariant];
+export const VARIANTS: readonly Variant[] = [...METHODS.flatMap((method) => methodVariants(method)), callMethodVariant];
 
 export function validItem(variant: Variant): fc.Arbitrary<IDataObject> {
 	return fc.tuple(...variant.fields.map((model) => model.valid)).map((patches) => Object.assign({}, ...patches) as IDataObject);
@@ -860,6 +931,6 @@ export function invalidItem(variant: Variant): fc.Arbitrary<InvalidItem> {
 
 /** "Item 3: Chat: …" (field checks) or "Item 3: Reply Markup → …" (keyboards). */
 export function namesItemAndField(message: string, itemIndex: number, label: string): boolean {
-	const prefix = `Item ${itemIndex + 1}: ${label}`;
-	return message.startsWith(`${prefix}: `) || message.startsWith(`${prefix} → `);
+	const named = message.startsWith(`${label}: `) || message.startsWith(`${label} → `) || message.startsWith(`${label} has `);
+	return named && message.includes(`[item ${itemIndex}]`);
 }

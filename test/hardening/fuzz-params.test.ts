@@ -6,10 +6,10 @@
  *   generated invalid items with "On Error: Continue" → one paired error item per input item, each a
  *   NodeOperationError message naming its item and field, and the emulator received nothing; one
  *   run without Continue On Fail → the execution fails with a NodeOperationError naming item 1;
- * - the validation layer directly (the operation's `prepare`, the phase the router runs for every
+ * - the validation layer directly (`readItem`, the phase the node runs for every
  *   item before anything is sent, in a minimal execute context): many more invalid items, each
  *   must throw a NodeOperationError naming item and field and carrying the item index;
- * - generated valid items: accepted by `prepare`, and through the node each is sent exactly once.
+ * - generated valid items: accepted by `readItem`, and through the node each is sent exactly once.
  *
  * Sizes: set FUZZ_SCALE (default 1) to multiply every batch, e.g. FUZZ_SCALE=5 for a long run.
  */
@@ -17,17 +17,13 @@ import fc from 'fast-check';
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import * as bot from '../../nodes/ServiceBot/actions/bot';
-import * as callback from '../../nodes/ServiceBot/actions/callback';
-import * as chat from '../../nodes/ServiceBot/actions/chat';
-import * as message from '../../nodes/ServiceBot/actions/message';
-import * as other from '../../nodes/ServiceBot/actions/other';
-import * as update from '../../nodes/ServiceBot/actions/update';
-import * as webhook from '../../nodes/ServiceBot/actions/webhook';
-import type { Operation } from '../../nodes/ServiceBot/helpers/operation';
+import { methodOf } from '../../nodes/ServiceBot/methods';
+import type { Method } from '../../nodes/ServiceBot/methods/method';
+import { readItem } from '../../nodes/ServiceBot/send/run';
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { startEmulator, type Emulator } from '../emulator';
 import { executeNode } from '../harness';
+import { NEWEST_VERSION } from '../serviceBot/helpers';
 import { invalidItem, namesItemAndField, validItem, VARIANTS, type InvalidItem, type Variant } from './fuzz-model';
 
 const SCALE = Math.max(1, Number(process.env.FUZZ_SCALE ?? 1) || 1);
@@ -37,16 +33,6 @@ const NODE_ITEMS = 55 * SCALE;
 const DIRECT_RUNS = 4;
 const DIRECT_ITEMS = 60 * SCALE;
 const VALID_NODE_ITEMS = 12;
-
-const OPERATIONS: Record<string, Record<string, Operation>> = {
-	message: message.operations,
-	chat: chat.operations,
-	callback: callback.operations,
-	bot: bot.operations,
-	webhook: webhook.operations,
-	update: update.operations,
-	other: other.operations,
-};
 
 const counts = { nodeInvalid: 0, directInvalid: 0, nodeValid: 0, directValid: 0, nodeRuns: 0 };
 const nodeType = new ServiceBot();
@@ -82,13 +68,13 @@ function resolve(value: unknown, json: IDataObject): unknown {
 	return value;
 }
 
-/** The part of IExecuteFunctions that `prepare` uses: no HTTP helpers at all, so no request can be made. */
+/** The part of IExecuteFunctions that `readItem` uses: no HTTP helpers at all, so no request can be made. */
 function prepareContext(parameters: INodeParameters, items: IDataObject[]): IExecuteFunctions {
 	const node: INode = {
 		id: 'fuzz',
 		name: 'Service Bot',
 		type: 'n8n-nodes-service-bot.serviceBot',
-		typeVersion: 1,
+		typeVersion: NEWEST_VERSION,
 		position: [0, 0],
 		parameters,
 	};
@@ -104,10 +90,10 @@ function prepareContext(parameters: INodeParameters, items: IDataObject[]): IExe
 	return context as unknown as IExecuteFunctions;
 }
 
-function operationOf(variant: Variant): Operation {
-	const operation = OPERATIONS[variant.resource]?.[variant.operation];
-	if (!operation) throw new Error(`no operation ${variant.resource}.${variant.operation}`);
-	return operation;
+function methodOfVariant(variant: Variant): Method {
+	const method = methodOf(variant.resource, variant.operation);
+	if (!method) throw new Error(`no operation ${variant.resource}.${variant.operation}`);
+	return method;
 }
 
 function shown(value: unknown): string {
@@ -120,7 +106,7 @@ function shown(value: unknown): string {
 }
 
 async function expectRejected(variant: Variant, cases: readonly InvalidItem[]): Promise<void> {
-	const operation = operationOf(variant);
+	const method = methodOfVariant(variant);
 	const context = prepareContext(
 		variant.parameters,
 		cases.map((item) => item.json),
@@ -129,7 +115,7 @@ async function expectRejected(variant: Variant, cases: readonly InvalidItem[]): 
 		const { json, label } = cases[itemIndex];
 		let thrown: unknown;
 		try {
-			await operation.prepare.call(context, itemIndex);
+			readItem(context, method, itemIndex);
 		} catch (error) {
 			thrown = error;
 		}
@@ -146,11 +132,11 @@ async function expectRejected(variant: Variant, cases: readonly InvalidItem[]): 
 }
 
 async function expectAccepted(variant: Variant, items: IDataObject[]): Promise<void> {
-	const operation = operationOf(variant);
+	const method = methodOfVariant(variant);
 	const context = prepareContext(variant.parameters, items);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const prepared = await operation.prepare.call(context, itemIndex);
+			const prepared = readItem(context, method, itemIndex);
 			expect(prepared.requests).toHaveLength(1);
 		} catch (error) {
 			throw new Error(`${variant.name}: valid item ${itemIndex} was refused: ${String(error)}: ${shown(items[itemIndex])}`);
@@ -264,26 +250,26 @@ describe('findings of the fuzzing, pinned', () => {
 			{ json: { languageCode: Number.POSITIVE_INFINITY }, label: 'Language Code' },
 		];
 		await expectRejected(variant('getMyName'), cases);
-		const operation = operationOf(variant('callMethod'));
+		const method = methodOfVariant(variant('callMethod'));
 		for (const value of [Number.NaN, Number.NEGATIVE_INFINITY]) {
-			await expect(
-				operation.prepare.call(prepareContext(variant('callMethod').parameters, [{ method: value, body: '{}' }]), 0),
-			).rejects.toThrow(`Item 1: Method: expected text, got ${String(value)}`);
+			expect(() => readItem(prepareContext(variant('callMethod').parameters, [{ method: value, body: '{}' }]), method, 0)).toThrow(
+				`Method: expected text, got ${String(value)} [item 0]`,
+			);
 		}
 	});
 
 	it('a NaN is shown as NaN in the error, not as null', async () => {
-		const operation = operationOf(variant('getUpdates'));
-		await expect(
-			operation.prepare.call(prepareContext(variant('getUpdates').parameters, [{ offset: Number.NaN }]), 0),
-		).rejects.toThrow('Item 1: Offset: NaN is not a whole number');
+		const method = methodOfVariant(variant('getUpdates'));
+		expect(() => readItem(prepareContext(variant('getUpdates').parameters, [{ offset: Number.NaN }]), method, 0)).toThrow(
+			'Offset: NaN is not a whole number [item 0]',
+		);
 	});
 });
 
 describe('totals', () => {
 	it('covers every operation and at least 10,000 invalid inputs, a substantial share through the node', () => {
 		const operations = new Set(FUZZED.map((variant) => `${variant.resource}.${variant.operation}`));
-		// 33 catalogue methods + Call Method, minus Get Webhook Info (no parameters).
+		// The 33 methods of the spec + Call Method, minus Get Webhook Info (no parameters).
 		expect(operations.size).toBe(33);
 		expect(counts.nodeInvalid + counts.directInvalid).toBeGreaterThanOrEqual(10_000);
 		expect(counts.nodeInvalid).toBeGreaterThanOrEqual(5_000);

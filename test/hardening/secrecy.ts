@@ -1,7 +1,7 @@
 /**
  * Token secrecy helpers for the hardening tests (not a test file itself):
- * - `tokenForms`: every spelling a bot token can take in a text (raw, URL-encoded, as written in the
- *   request path, JSON-escaped, and the secret part after the bot id in each of those forms);
+ * - `tokenForms`: every spelling a bot token can take in a text (raw, URL-encoded, as a URL path
+ *   segment, JSON-escaped, and the secret part after the bot id in each of those forms);
  * - `startCapture`: records everything a run can print or log: `console.*`, direct writes to
  *   `process.stdout` / `process.stderr`, the n8n logger every node context uses (`this.logger`) and
  *   n8n-workflow's `LoggerProxy` (what `WorkflowExecute` logs through), metadata included;
@@ -12,8 +12,6 @@ import { ExecuteContext, HookContext, WebhookContext } from 'n8n-core';
 import type { Logger } from 'n8n-workflow';
 import { LoggerProxy } from 'n8n-workflow';
 import { inspect } from 'node:util';
-
-import { tokenPathSegment } from '../../nodes/shared/token';
 
 /**
  * A token full of characters that are special in regular expressions, in `String.replace`
@@ -26,12 +24,23 @@ function jsonEscaped(text: string): string {
 	return JSON.stringify(text).slice(1, -1);
 }
 
+/**
+ * The spellings of a text as a URL path segment (RFC 3986 `pchar`): percent-encoded except `:`, and
+ * the least encoding a segment allows (unreserved characters, sub-delims, `:` and `@` left as they are).
+ */
+function pathSegmentForms(text: string): string[] {
+	const minimal = [...text]
+		.map((char) => (/[A-Za-z0-9\-._~!$&'()*+,;=:@]/.test(char) ? char : encodeURIComponent(char)))
+		.join('');
+	return [encodeURIComponent(text).replace(/%3A/gi, ':'), minimal];
+}
+
 /** Every form a token can take in a text; the short, generic ones are left out. */
 export function tokenForms(token: string): string[] {
 	const secret = token.slice(token.indexOf(':') + 1);
 	const forms = new Set<string>();
 	for (const part of [token, secret]) {
-		for (const form of [part, encodeURIComponent(part), encodeURI(part), tokenPathSegment(part)]) {
+		for (const form of [part, encodeURIComponent(part), encodeURI(part), ...pathSegmentForms(part)]) {
 			forms.add(form);
 			forms.add(jsonEscaped(form));
 		}

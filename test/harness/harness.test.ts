@@ -141,7 +141,7 @@ describe('executeNode', () => {
 		expect(older.output[0].json).toEqual({ version: 1 });
 	});
 
-	it('is fast: a 1-item run well under 50 ms after warm-up', async () => {
+	it('runs 1, 100 and 2,000 items in a row and reports the timings (not asserted: see npm run bench)', async () => {
 		const run = async (count: number, nodeType: INodeType, parameters = {}) => {
 			const started = performance.now();
 			const { output } = await executeNode({

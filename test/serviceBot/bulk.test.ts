@@ -4,7 +4,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { LIMITS } from '../../nodes/shared/spec';
+import { LIMITS } from '../spec';
 import { byId, jsonOf, pairingOf, run, runOk, useEmulator } from './helpers';
 
 const ctx = useEmulator();

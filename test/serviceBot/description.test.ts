@@ -1,13 +1,12 @@
 /**
- * The node description: operations are exactly the catalogue's methods plus Call Method, and every
- * catalogue parameter has a field of the right kind.
+ * The node description against the spec (test/spec.ts): operations are exactly the spec's methods
+ * plus Call Method, each under its resource, and every wire parameter of the spec has a field.
  */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import { Expression, NodeHelpers } from 'n8n-workflow';
+import { Expression } from 'n8n-workflow';
 
-import { CHAT_ACTIONS, METHODS, METHOD_NAMES, RESOURCES, UPDATE_TYPES } from '../../nodes/shared/catalogue';
-import { paramName } from '../../nodes/ServiceBot/helpers/fields';
-import { nodeType } from './helpers';
+import { CHAT_ACTIONS, LIMITS, METHODS, PACKAGE_RULES, PARSE_MODES, RESOURCES, UPDATE_TYPES } from '../spec';
+import { fieldName, nodeType, shownFor } from './helpers';
 
 const { description } = nodeType;
 const properties = description.properties;
@@ -22,14 +21,6 @@ function operationValues(): string[] {
 	);
 }
 
-/** The properties shown for one operation, with parameters resolved the way the editor does. */
-function shownFor(resource: string, operation: string, extra: Record<string, unknown> = {}): INodeProperties[] {
-	const parameters = { resource, operation, ...extra };
-	return properties.filter((property) =>
-		NodeHelpers.displayParameter(parameters as never, property, null, description),
-	);
-}
-
 function resourceOf(operation: string): string {
 	const selector = operationSelectors().find((candidate) =>
 		(candidate.options as INodePropertyOptions[]).some((option) => option.value === operation),
@@ -38,14 +29,14 @@ function resourceOf(operation: string): string {
 }
 
 describe('node description', () => {
-	it('operation values are exactly the 33 catalogue methods plus callMethod', () => {
+	it('operation values are exactly the 33 methods of the spec plus callMethod', () => {
 		const values = operationValues();
-		expect(METHOD_NAMES).toHaveLength(33);
-		expect([...values].sort()).toEqual([...METHOD_NAMES, 'callMethod'].sort());
+		expect(METHODS).toHaveLength(33);
+		expect([...values].sort()).toEqual([...METHODS.map((method) => method.name), 'callMethod'].sort());
 		expect(new Set(values).size).toBe(values.length);
 	});
 
-	it('every operation sits under its catalogue resource and has an action sentence', () => {
+	it('every operation sits under its resource and has an action sentence', () => {
 		for (const method of METHODS) {
 			expect(resourceOf(method.name)).toBe(method.resource);
 		}
@@ -59,12 +50,9 @@ describe('node description', () => {
 		}
 	});
 
-	it('resources are the catalogue resources plus Other', () => {
+	it('resources are the resources of the spec plus Other', () => {
 		const resource = properties.find((property) => property.name === 'resource') as INodeProperties;
-		expect((resource.options as INodePropertyOptions[]).map((option) => option.value)).toEqual([
-			...RESOURCES.map((entry) => entry.value),
-			'other',
-		]);
+		expect((resource.options as INodePropertyOptions[]).map((option) => option.value)).toEqual([...RESOURCES, 'other']);
 	});
 
 	it('node metadata: tool use, credential, icon, subtitle, documentation', () => {
@@ -84,7 +72,7 @@ describe('node description', () => {
 		expect(subtitle('callMethod')).toBe('Call Method');
 	});
 
-	it('every catalogue parameter of every method has a field shown for that operation', () => {
+	it('every wire parameter of every method of the spec has a field shown for that operation', () => {
 		for (const method of METHODS) {
 			const shown = shownFor(method.resource, method.name, { commandsInput: 'list' });
 			const top = new Map(shown.map((property) => [property.name, property]));
@@ -93,26 +81,35 @@ describe('node description', () => {
 				((additional?.options ?? []) as INodeProperties[]).map((property) => [property.name, property]),
 			);
 			for (const spec of method.params) {
-				if (spec.kind === 'replyMarkup' || spec.kind === 'inlineMarkup') {
+				if (spec.kind === 'replyMarkup' || spec.kind === 'inlineKeyboard') {
 					const markup = top.get('replyMarkup');
 					expect(markup).toBeDefined();
 					const values = (markup?.options as INodePropertyOptions[]).map((option) => option.value);
+					const inlineOnly = spec.kind === 'inlineKeyboard';
 					expect(values).toEqual(
-						spec.kind === 'inlineMarkup'
+						inlineOnly
 							? expect.arrayContaining(['none', 'inlineKeyboard'])
 							: expect.arrayContaining(['none', 'inlineKeyboard', 'replyKeyboard', 'forceReply', 'removeKeyboard']),
 					);
-					if (spec.kind === 'inlineMarkup') expect(values).not.toContain('replyKeyboard');
+					if (inlineOnly) expect(values).not.toContain('replyKeyboard');
 					continue;
 				}
-				const field = spec.required ? top.get(paramName(spec)) : optional.get(paramName(spec));
+				// Required parameters are fields of their own; optional ones may also sit under Additional Fields.
+				const field = top.get(fieldName(spec.name)) ?? (spec.required ? undefined : optional.get(fieldName(spec.name)));
 				expect({ method: method.name, param: spec.name, found: field !== undefined }).toEqual({
 					method: method.name,
 					param: spec.name,
 					found: true,
 				});
-				// A required text without a minimum may be empty (setMyDescription), so the editor does not insist.
-				if (spec.required) expect(field?.required === true).toBe(!(spec.kind === 'text' && !spec.min));
+				// A required text without a minimum may be empty (setMyDescription in version 1), so the editor
+				// does not insist; from version 2 such a text needs a value and removal is its own choice.
+				const explicitRemoval = PACKAGE_RULES.explicitRemoval[method.name] === spec.name;
+				if (spec.required || explicitRemoval) {
+					expect({ param: spec.name, required: field?.required === true }).toEqual({
+						param: spec.name,
+						required: explicitRemoval || !(spec.kind === 'text' && !spec.min),
+					});
+				}
 			}
 		}
 	});
@@ -125,12 +122,7 @@ describe('node description', () => {
 		const additional = send.find((property) => property.name === 'additionalFields') as INodeProperties;
 		const parseMode = (additional.options as INodeProperties[]).find((property) => property.name === 'parseMode');
 		expect(parseMode?.default).toBe('none');
-		expect((parseMode?.options as INodePropertyOptions[]).map((option) => option.name)).toEqual([
-			'None',
-			'HTML',
-			'Markdown',
-			'MarkdownV2',
-		]);
+		expect((parseMode?.options as INodePropertyOptions[]).map((option) => option.name)).toEqual(['None', ...PARSE_MODES]);
 		const entities = (additional.options as INodeProperties[]).find((property) => property.name === 'entities');
 		expect(entities?.type).toBe('json');
 
@@ -154,7 +146,7 @@ describe('node description', () => {
 		const allowed = webhookOptions.find((property) => property.name === 'allowedUpdates');
 		expect(allowed?.type).toBe('multiOptions');
 		expect((allowed?.options as INodePropertyOptions[]).map((option) => option.value)).toEqual([...UPDATE_TYPES]);
-		expect(webhookOptions.find((property) => property.name === 'maxConnections')?.default).toBe(40);
+		expect(webhookOptions.find((property) => property.name === 'maxConnections')?.default).toBe(LIMITS.maxConnections.default);
 
 		const commands = shownFor('bot', 'setMyCommands', { commandsInput: 'list' });
 		expect(commands.map((property) => property.name)).toEqual(

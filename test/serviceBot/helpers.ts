@@ -1,5 +1,14 @@
 /** Shared helpers of the Service Bot action node tests (not a test file itself). */
-import type { IDataObject, INodeExecutionData, INodeParameterResourceLocator, INodeParameters, OnError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameterResourceLocator,
+	INodeParameters,
+	INodeProperties,
+	OnError,
+} from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { startEmulator } from '../emulator';
@@ -8,6 +17,28 @@ import { executeNode } from '../harness';
 import type { ExecuteNodeResult } from '../harness';
 
 export const nodeType = new ServiceBot();
+
+/** The newest node version: what a new node gets in the editor. */
+export const NEWEST_VERSION = Math.max(...[nodeType.description.version].flat());
+
+/** The properties the editor shows for one operation at a node version, displayOptions resolved the way n8n does. */
+export function shownFor(
+	resource: string,
+	operation: string,
+	extra: INodeParameters = {},
+	typeVersion: number = NEWEST_VERSION,
+): INodeProperties[] {
+	const { description } = nodeType;
+	const node = { typeVersion, parameters: {} } as unknown as INode;
+	// With the defaults filled in, as the editor shows a node: e.g. a Set / Remove choice at "Set".
+	const parameters =
+		NodeHelpers.getNodeParameters(description.properties, { resource, operation, ...extra }, true, false, node, description) ?? {};
+	return description.properties.filter((property) => NodeHelpers.displayParameter(parameters, property, node, description));
+}
+
+/** The node's name for a wire parameter (the names saved workflows hold): `reply_to_message_id` → `replyToMessageId`. */
+export const fieldName = (wireName: string): string =>
+	wireName.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 
 export interface Ctx {
 	emu: Emulator;

@@ -1,10 +1,18 @@
 /** Unit tests of the node's pure helpers: text splitting, the ordered scheduler, output shapes. */
 import fc from 'fast-check';
+import type { IDataObject } from 'n8n-workflow';
 
-import { getMethod } from '../../nodes/shared/catalogue';
-import { runOrdered } from '../../nodes/ServiceBot/helpers/bulk';
-import { shapeResult } from '../../nodes/ServiceBot/helpers/output';
-import { splitText } from '../../nodes/ServiceBot/helpers/splitText';
+import { METHODS } from '../../nodes/ServiceBot/methods';
+import { shapeResult } from '../../nodes/ServiceBot/output/shape';
+import { splitText as split } from '../../nodes/ServiceBot/read/splitText';
+import { schedule } from '../../nodes/ServiceBot/send/scheduler';
+
+/** The parts of a split that must succeed. */
+function splitText(text: string, max: number, parseMode?: string): string[] {
+	const result = split(text, max, parseMode);
+	if (!result.ok) throw new Error(result.problem);
+	return result.parts;
+}
 
 describe('splitText', () => {
 	it('keeps a text at the limit whole and cuts one over it', () => {
@@ -44,7 +52,38 @@ describe('splitText', () => {
 	});
 });
 
-describe('runOrdered', () => {
+describe('splitText with a parse mode: cuts only where the formatting is whole', () => {
+	it('HTML: never inside an element, a tag or an entity', () => {
+		expect(splitText('aa <b>bb cc</b> dd', 12, 'HTML')).toEqual(['aa', '<b>bb cc</b>', 'dd']);
+		expect(splitText('a &amp; b c', 5, 'HTML')).toEqual(['a', '&amp;', 'b c']);
+		// Without a parse mode the same text may be cut anywhere.
+		expect(splitText('aa <b>bb cc</b> dd', 12)).toEqual(['aa <b>bb', 'cc</b> dd']);
+	});
+
+	it('Markdown: never inside an entity or an escape', () => {
+		expect(splitText('x *a b c* y', 8, 'Markdown')).toEqual(['x', '*a b c*', 'y']);
+		expect(splitText('ab\\_cd', 3, 'Markdown')).toEqual(['ab', '\\_c', 'd']);
+	});
+
+	it('MarkdownV2: never inside nested entities, code or a link', () => {
+		expect(splitText('x *a _b c_ d* y', 12, 'MarkdownV2')).toEqual(['x', '*a _b c_ d*', 'y']);
+		expect(splitText('x `a b c` y', 8, 'MarkdownV2')).toEqual(['x', '`a b c`', 'y']);
+		expect(splitText('see [a b](https://e.x/y z) now', 25, 'MarkdownV2')).toEqual(['see', '[a b](https://e.x/y z)', 'now']);
+	});
+
+	it('formatting longer than a part: no split, and where it starts', () => {
+		expect(split(`<b>${'x'.repeat(20)}</b>`, 10, 'HTML')).toEqual({
+			ok: false,
+			problem: 'formatting that starts at character 1 runs over 10 characters',
+		});
+		expect(split(`ok ${'*'}${'y '.repeat(10)}*`, 10, 'Markdown')).toEqual({
+			ok: false,
+			problem: 'formatting that starts at character 4 runs over 10 characters',
+		});
+	});
+});
+
+describe('schedule', () => {
 	const tick = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 	it('same key: one after another in input order; different keys: in parallel, bounded', async () => {
@@ -69,10 +108,8 @@ describe('runOrdered', () => {
 				},
 			};
 		});
-		const results = await runOrdered(tasks, { concurrency: 4, stopOnError: false });
-		expect(results.map((result) => (result?.status === 'fulfilled' ? result.value : undefined))).toEqual(
-			tasks.map((_, index) => index),
-		);
+		const results = await schedule(tasks, { concurrency: 4, stopOnError: false });
+		expect(results.map((result) => result?.status)).toEqual(tasks.map(() => 'done'));
 		expect(peak).toBe(4);
 		for (const key of new Set(tasks.map((task) => task.key))) {
 			const order = log.filter((entry) => entry.startsWith(`${key}:`)).map((entry) => Number(entry.split(':')[1]));
@@ -94,13 +131,13 @@ describe('runOrdered', () => {
 						},
 					},
 		);
-		const results = await runOrdered(tasks, { concurrency: 3, stopOnError: true });
+		const results = await schedule(tasks, { concurrency: 3, stopOnError: true });
 		expect(started).toEqual([0, 1]);
-		expect(results.map((result) => result?.status)).toEqual(['fulfilled', 'rejected', undefined, 'skipped', 'skipped']);
+		expect(results.map((result) => result?.status)).toEqual(['done', 'failed', undefined, 'skipped', 'skipped']);
 	});
 
 	it('without stopOnError every task runs', async () => {
-		const results = await runOrdered(
+		const results = await schedule(
 			[1, 2, 3].map((value) => ({
 				run: async () => {
 					if (value === 2) throw new Error('two');
@@ -109,36 +146,50 @@ describe('runOrdered', () => {
 			})),
 			{ concurrency: 2, stopOnError: false },
 		);
-		expect(results.map((result) => result?.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+		expect(results.map((result) => result?.status)).toEqual(['done', 'failed', 'done']);
+	});
+
+	it('concurrency 1: every job in input order, whatever the keys and however slow the first', async () => {
+		const started: number[] = [];
+		const keys = ['a', 'a', 'b', 'c', 'b', 'a', undefined, 'c'];
+		const jobs = keys.map((key, index) => ({
+			key,
+			run: async () => {
+				started.push(index);
+				await tick(index === 0 ? 30 : 1);
+			},
+		}));
+		await schedule(jobs, { concurrency: 1, stopOnError: false });
+		expect(started).toEqual(keys.map((_, index) => index));
 	});
 });
 
 describe('shapeResult', () => {
-	const method = (name: string) => {
-		const found = getMethod(name);
+	const shape = (name: string, result: unknown, body: IDataObject, splitIntoItems = true): IDataObject[] => {
+		const found = METHODS.find((candidate) => candidate.name === name);
 		if (!found) throw new Error(name);
-		return found;
+		return shapeResult(found.output, result, body, splitIntoItems);
 	};
 
 	it('true results become a named flag', () => {
-		expect(shapeResult(method('deleteMessage'), true, {})).toEqual([{ deleted: true }]);
-		expect(shapeResult(method('deleteMyCommands'), true, {})).toEqual([{ deleted: true }]);
-		expect(shapeResult(method('deleteWebhook'), true, {})).toEqual([{ deleted: true }]);
-		expect(shapeResult(method('pinChatMessage'), true, {})).toEqual([{ pinned: true }]);
-		expect(shapeResult(method('unpinAllChatMessages'), true, {})).toEqual([{ unpinned: true }]);
-		expect(shapeResult(method('sendChatAction'), true, {})).toEqual([{ sent: true }]);
-		expect(shapeResult(method('answerCallbackQuery'), true, {})).toEqual([{ answered: true }]);
-		expect(shapeResult(method('setMyName'), true, {})).toEqual([{ updated: true }]);
-		expect(shapeResult(method('setWebhook'), true, {})).toEqual([{ updated: true }]);
+		expect(shape('deleteMessage', true, {})).toEqual([{ deleted: true }]);
+		expect(shape('deleteMyCommands', true, {})).toEqual([{ deleted: true }]);
+		expect(shape('deleteWebhook', true, {})).toEqual([{ deleted: true }]);
+		expect(shape('pinChatMessage', true, {})).toEqual([{ pinned: true }]);
+		expect(shape('unpinAllChatMessages', true, {})).toEqual([{ unpinned: true }]);
+		expect(shape('sendChatAction', true, {})).toEqual([{ sent: true }]);
+		expect(shape('answerCallbackQuery', true, {})).toEqual([{ answered: true }]);
+		expect(shape('setMyName', true, {})).toEqual([{ updated: true }]);
+		expect(shape('setWebhook', true, {})).toEqual([{ updated: true }]);
 	});
 
 	it('counts, message ids and lists', () => {
-		expect(shapeResult(method('getChatMemberCount'), 7, {})).toEqual([{ count: 7 }]);
-		expect(shapeResult(method('copyMessage'), { message_id: 4 }, { chat_id: '@x' })).toEqual([{ message_id: 4, chat_id: '@x' }]);
-		expect(shapeResult(method('getUpdates'), [{ update_id: 1 }, { update_id: 2 }], {})).toEqual([{ update_id: 1 }, { update_id: 2 }]);
-		expect(shapeResult(method('getUpdates'), [], {})).toEqual([]);
-		expect(shapeResult(method('getUpdates'), [], {}, false)).toEqual([{ updates: [] }]);
-		expect(shapeResult(method('getChatAdministrators'), [{ status: 'creator' }], {}, false)).toEqual([
+		expect(shape('getChatMemberCount', 7, {})).toEqual([{ count: 7 }]);
+		expect(shape('copyMessage', { message_id: 4 }, { chat_id: '@x' })).toEqual([{ message_id: 4, chat_id: '@x' }]);
+		expect(shape('getUpdates', [{ update_id: 1 }, { update_id: 2 }], {})).toEqual([{ update_id: 1 }, { update_id: 2 }]);
+		expect(shape('getUpdates', [], {})).toEqual([]);
+		expect(shape('getUpdates', [], {}, false)).toEqual([{ updates: [] }]);
+		expect(shape('getChatAdministrators', [{ status: 'creator' }], {}, false)).toEqual([
 			{ administrators: [{ status: 'creator' }] },
 		]);
 	});

@@ -5,9 +5,8 @@
  * Expected values come from the spec and from n8n's own conventions, written here.
  */
 import type { IDataObject, INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
-import { NodeHelpers } from 'n8n-workflow';
 
-import { byId, jsonOf, nodeType, pairingOf, run, runOk, seedMessage, useEmulator } from './helpers';
+import { byId, jsonOf, pairingOf, run, runOk, seedMessage, shownFor, useEmulator } from './helpers';
 
 const ctx = useEmulator();
 
@@ -23,16 +22,6 @@ const sendFromItems = (extra: INodeParameters = {}): INodeParameters => ({
 	text: '={{ $json.text }}',
 	...extra,
 });
-
-/** The properties the editor shows for an operation at a node version. */
-function shownFor(resource: string, operation: string, version: number, extra: IDataObject = {}): INodeProperties[] {
-	const { description } = nodeType;
-	const parameters = { resource, operation, ...extra };
-	const nodeDescription = { ...description, version };
-	return description.properties.filter((property) =>
-		NodeHelpers.displayParameter(parameters as never, property, { typeVersion: version } as never, nodeDescription),
-	);
-}
 
 const optionOf = (property: INodeProperties | undefined, value: string): INodePropertyOptions | undefined =>
 	(property?.options as INodePropertyOptions[] | undefined)?.find((option) => option.value === value);
@@ -188,7 +177,7 @@ describe('4. Copy Message takes every kind of reply markup', () => {
 			{ force_reply: true },
 			{ remove_keyboard: true },
 		]);
-		const shown = shownFor('message', 'copyMessage', 1).find((property) => property.name === 'replyMarkup');
+		const shown = shownFor('message', 'copyMessage', {}, 1).find((property) => property.name === 'replyMarkup');
 		expect((shown?.options as INodePropertyOptions[]).map((option) => option.value).sort()).toEqual(
 			['forceReply', 'inlineKeyboard', 'none', 'removeKeyboard', 'replyKeyboard'].sort(),
 		);
@@ -217,15 +206,15 @@ describe('5. Per-item "no keyboard" in JSON mode', () => {
 describe('6. Editor texts and defaults', () => {
 	it('Edit Message Text / Caption say that None removes the keyboard; Edit Message Reply Markup calls it Remove Keyboard', () => {
 		for (const operation of ['editMessageText', 'editMessageCaption']) {
-			const none = optionOf(shownFor('message', operation, 1).find((property) => property.name === 'replyMarkup'), 'none');
+			const none = optionOf(shownFor('message', operation, {}, 1).find((property) => property.name === 'replyMarkup'), 'none');
 			expect(`${none?.name} ${none?.description ?? ''}`).toMatch(/remove/i);
 		}
-		const markup = shownFor('message', 'editMessageReplyMarkup', 1).find((property) => property.name === 'replyMarkup');
+		const markup = shownFor('message', 'editMessageReplyMarkup', {}, 1).find((property) => property.name === 'replyMarkup');
 		expect(optionOf(markup, 'none')?.name).toBe('Remove Keyboard');
 	});
 
 	it('Edit Message Caption (version 2): the caption is a main field, required, and removal is an explicit choice', async () => {
-		const shown = shownFor('message', 'editMessageCaption', 2, { captionAction: 'set' });
+		const shown = shownFor('message', 'editMessageCaption', { captionAction: 'set' }, 2);
 		const caption = shown.find((property) => property.name === 'caption');
 		expect(caption?.required).toBe(true);
 		const additional = shown.find((property) => property.name === 'additionalFields');
@@ -248,7 +237,7 @@ describe('6. Editor texts and defaults', () => {
 			['setMyDescription', 'description', 'description'],
 			['setMyShortDescription', 'shortDescription', 'short_description'],
 		]) {
-			const shown = shownFor('bot', operation, 2, { [`${field}Action`]: 'set' }).find((property) => property.name === field);
+			const shown = shownFor('bot', operation, { [`${field}Action`]: 'set' }, 2).find((property) => property.name === field);
 			expect(shown?.required).toBe(true);
 			const empty = await run(ctx, { resource: 'bot', operation, [field]: '={{ "" }}' }, { typeVersion: 2 });
 			expect(empty.error?.message).toMatch(/ is required and may not be empty \[item 0\]$/);
@@ -273,7 +262,7 @@ describe('6. Editor texts and defaults', () => {
 
 	it('Forward and Copy name the destination as a destination', () => {
 		for (const operation of ['forwardMessage', 'copyMessage']) {
-			const chat = shownFor('message', operation, 1).find((property) => property.name === 'chatId');
+			const chat = shownFor('message', operation, {}, 1).find((property) => property.name === 'chatId');
 			expect(chat?.displayName).toMatch(/^To /);
 		}
 	});
@@ -285,7 +274,7 @@ describe('6. Editor texts and defaults', () => {
 			['sendDocument', 'document'],
 			['sendVoice', 'voice'],
 		]) {
-			const media = shownFor('message', operation, 1).find((property) => property.name === field);
+			const media = shownFor('message', operation, {}, 1).find((property) => property.name === field);
 			expect(media?.description).toMatch(/file_id/);
 			expect(media?.description).toMatch(/update/i);
 		}
@@ -293,7 +282,7 @@ describe('6. Editor texts and defaults', () => {
 
 	it('Call Method suggests a method the spec has', () => {
 		const specMethods = ['getChat', 'getChatMember', 'getChatMemberCount', 'getChatAdministrators', 'getWebhookInfo', 'getMyName', 'getMyCommands'];
-		const method = shownFor('other', 'callMethod', 1).find((property) => property.name === 'method');
+		const method = shownFor('other', 'callMethod', {}, 1).find((property) => property.name === 'method');
 		const suggested = /e\.g\. (\w+)/.exec(method?.placeholder ?? '')?.[1];
 		expect(specMethods).toContain(suggested);
 	});

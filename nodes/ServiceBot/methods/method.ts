@@ -99,6 +99,8 @@ export interface PreparedRequest {
 export interface PreparedItem {
 	readonly queueKey?: string;
 	readonly requests: readonly PreparedRequest[];
+	/** For list results: one output item per entry (option Split Into Items, on by default). */
+	readonly splitIntoItems: boolean;
 }
 
 /** Where an item is read: for methods that read or check beyond their wire parameters. */

@@ -234,28 +234,30 @@ export interface BotCommand {
  * characters of a-z, 0-9 and _, a description of 1–256 characters, at most 100 commands. A leading
  * `/` on a name is dropped; names must be unique.
  */
+/** A command's name or description: text (numbers and booleans from expressions count as text). */
+const commandText = z
+	.union([z.string(), z.number(), z.boolean()], { error: (issue) => `expected text, got ${describeValue(issue.input)}` })
+	.nullish()
+	.transform((value) => (value === undefined || value === null ? '' : String(value)).trim());
+
 const commandList = z
 	.array(
 		z.object(
 			{
-				command: z
-					.unknown()
-					.transform((value) => (value === undefined || value === null ? '' : String(value)).trim().replace(/^\//, ''))
+				command: commandText
+					.transform((name) => name.replace(/^\//, ''))
 					.superRefine((name, ctx) => {
 						const { min, max } = LIMITS.commandName;
 						if (name.length < min || name.length > max || !/^[a-z0-9_]+$/.test(name)) {
 							ctx.addIssue({ code: 'custom', message: `'${name}' must be ${min} to ${max} characters of a-z, 0-9 and _` });
 						}
 					}),
-				description: z
-					.unknown()
-					.transform((value) => (value === undefined || value === null ? '' : String(value)).trim())
-					.superRefine((text, ctx) => {
-						const { min, max } = LIMITS.commandDescription;
-						if (text.length < min || text.length > max) {
-							ctx.addIssue({ code: 'custom', message: `the description is ${text.length} characters, it must be ${min} to ${max}` });
-						}
-					}),
+				description: commandText.superRefine((text, ctx) => {
+					const { min, max } = LIMITS.commandDescription;
+					if (text.length < min || text.length > max) {
+						ctx.addIssue({ code: 'custom', message: `the description is ${text.length} characters, it must be ${min} to ${max}` });
+					}
+				}),
 			},
 			{ error: 'is not an object with command and description' },
 		),

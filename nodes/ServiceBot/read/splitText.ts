@@ -108,8 +108,8 @@ export function splitText(text: string, max: number, parseMode?: string): SplitR
 		let cut = -1;
 		let skip = 0;
 		for (const separator of SEPARATORS) {
-			// The separator lies wholly inside the window, leaves a non-empty part, and both of its ends are cuttable.
-			let at = text.lastIndexOf(separator, end - separator.length);
+			// The separator starts within the window, leaves a non-empty part, and both of its ends are cuttable.
+			let at = text.lastIndexOf(separator, end);
 			while (at > start && !(cuttable[at] && cuttable[at + separator.length])) at = text.lastIndexOf(separator, at - 1);
 			if (at > start) {
 				cut = at;

@@ -64,15 +64,24 @@ function readConcurrency(ctx: IExecuteFunctions): number {
 	return Math.min(MAX_CONCURRENCY, Math.floor(value));
 }
 
-function prepare(method: Method, item: ItemContext, version: number): PreparedItem {
+/**
+ * Reads and checks one item, without any request: the requests it makes and the queue it waits in.
+ * Options that can differ per item are read per item, and only for methods that have them.
+ */
+export function readItem(ctx: IExecuteFunctions, method: Method, itemIndex: number): PreparedItem {
+	const hasItemOptions = (method.options?.length ?? 0) > 0 || method.output.kind === 'list';
+	const options = hasItemOptions ? (nodeParameter(ctx, 'options', itemIndex, {}) as IDataObject) : {};
+	const item: ItemContext = { ctx, itemIndex, options };
+	const splitIntoItems = options.splitIntoItems !== false;
 	if (method.custom) {
 		const request = method.custom.read(item);
-		return { queueKey: queueKeyOf(method, request.body), requests: [request] };
+		return { queueKey: queueKeyOf(method, request.body), requests: [request], splitIntoItems };
 	}
-	const body = readBody(item, method, version);
+	const body = readBody(item, method, ctx.getNode().typeVersion);
 	return {
 		queueKey: queueKeyOf(method, body),
 		requests: method.requests ? method.requests(body, item) : [{ method: method.name, body }],
+		splitIntoItems,
 	};
 }
 
@@ -96,21 +105,15 @@ export async function runOperation(this: IExecuteFunctions): Promise<INodeExecut
 	if (!method) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
-	const version = this.getNode().typeVersion;
 	const continueOnFail = this.continueOnFail();
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
-	// Options that can differ per item are read per item, and only by methods that have them.
-	const hasItemOptions = (method.options?.length ?? 0) > 0 || method.output.kind === 'list';
 
 	// 1. Read and check every item before anything is sent.
 	const prepared: Array<PreparedItem | undefined> = new Array(items.length);
 	const inputErrors: Array<NodeApiError | NodeOperationError | undefined> = new Array(items.length);
-	const splitIntoItems: boolean[] = new Array(items.length);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const options = hasItemOptions ? (nodeParameter(this, 'options', itemIndex, {}) as IDataObject) : {};
-			splitIntoItems[itemIndex] = options.splitIntoItems !== false;
-			prepared[itemIndex] = prepare(method, { ctx: this, itemIndex, options }, version);
+			prepared[itemIndex] = readItem(this, method, itemIndex);
 		} catch (error) {
 			const nodeError = asNodeError(this, error, itemIndex);
 			if (!continueOnFail) throw nodeError;
@@ -133,7 +136,7 @@ export async function runOperation(this: IExecuteFunctions): Promise<INodeExecut
 								idempotent: method.idempotent,
 								longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
 							});
-							outputs[itemIndex].push(...shapeResult(method.output, result, request.body, splitIntoItems[itemIndex]));
+							outputs[itemIndex].push(...shapeResult(method.output, result, request.body, item.splitIntoItems));
 						}
 					},
 				}

@@ -9,7 +9,7 @@
 export interface Job {
 	/** Jobs with the same key run one after another, in input order. */
 	readonly key?: string;
-	run(): Promise<void>;
+	run(): Promise<unknown>;
 }
 
 export type Outcome =
