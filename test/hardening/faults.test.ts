@@ -270,16 +270,20 @@ describe('fault injection (the whole describe is captured and scanned)', () => {
 			expect(wrongBase.description).toMatch(/Nothing answered sendMessage/);
 		});
 
-		it('409 (polling while a webhook is set): the service description, a read not retried on 4xx', async () => {
+		it('409 (polling while a webhook is set): what to do in the message, the service description in the details, a read not retried on 4xx', async () => {
 			const set = await node({ resource: 'webhook', operation: 'setWebhook', url: 'http://127.0.0.1:9/hook' });
 			expect(set.error).toBeUndefined();
 			emu.calls.length = 0;
-			const error = errorOf(await node({ resource: 'update', operation: 'getUpdates' }));
-			expect(error.message).toMatch(/^Conflict: can't use getUpdates method while webhook is active/);
-			expect(error.httpCode).toBe('409');
-			expect(error.description).toMatch(/polling while a webhook is set/);
-			expect(callCount('getUpdates')).toBe(1);
-			expect((await node({ resource: 'webhook', operation: 'deleteWebhook' })).error).toBeUndefined();
+			try {
+				const error = errorOf(await node({ resource: 'update', operation: 'getUpdates' }));
+				expect(error.message).toMatch(/^Get Updates can't be used while the bot has a webhook\. Remove it with .*Delete Webhook/);
+				expect(error.httpCode).toBe('409');
+				expect(error.description).toMatch(/Conflict: can't use getUpdates method while webhook is active/);
+				expect(error.description).toMatch(/polling while a webhook is set/);
+				expect(callCount('getUpdates')).toBe(1);
+			} finally {
+				expect((await node({ resource: 'webhook', operation: 'deleteWebhook' })).error).toBeUndefined();
+			}
 		});
 
 		it('429 storm: waited out 5 times, then a clear error; nothing is sent twice', async () => {

@@ -1,0 +1,135 @@
+/**
+ * Saved workflows keep working: the built descriptions of both nodes are compared, property by
+ * property, with the descriptions of version 0.1.0 (test/fixtures/descriptions-0.1.0.json, written
+ * from that release before the action node was restructured). Every difference must be one of the
+ * changes made on purpose, listed below with its reason; a difference that is not listed, or a listed
+ * change that did not happen, fails. What a workflow saved with 0.1.0 holds (parameter names, option
+ * values, defaults) is therefore unchanged for its node version.
+ */
+import type { IDataObject, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+
+import { ServiceBot } from '../nodes/ServiceBot/ServiceBot.node';
+import { ServiceBotTrigger } from '../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
+import before from './fixtures/descriptions-0.1.0.json';
+
+type Json = unknown;
+
+/** The properties a node of version `version` has: `@version` conditions resolved, then dropped. */
+function propertiesAtVersion(description: INodeTypeDescription, version: number): INodeProperties[] {
+	const result: INodeProperties[] = [];
+	for (const property of description.properties) {
+		const show = property.displayOptions?.show;
+		const condition = show?.['@version'] as Array<number | { _cnd: { gte?: number; lte?: number } }> | undefined;
+		if (condition) {
+			const holds = condition.some((entry) =>
+				typeof entry === 'number'
+					? entry === version
+					: (entry._cnd.gte === undefined || version >= entry._cnd.gte) && (entry._cnd.lte === undefined || version <= entry._cnd.lte),
+			);
+			if (!holds) continue;
+			const rest = { ...show };
+			delete rest['@version'];
+			result.push({ ...property, displayOptions: { ...property.displayOptions, show: rest } });
+		} else {
+			result.push(property);
+		}
+	}
+	return result;
+}
+
+/** A property's place: its name and the operation (or other condition) it is shown for. */
+function keyOf(property: INodeProperties): string {
+	const show = property.displayOptions?.show ?? {};
+	const where = show.operation ? `${String(show.resource)}.${String(show.operation)}` : JSON.stringify(show);
+	return `${property.name} @ ${where}`;
+}
+
+/** An element's identity inside an options or values list. */
+function idOf(entry: Json, index: number): string {
+	if (typeof entry === 'object' && entry !== null) {
+		const record = entry as IDataObject;
+		if (record.value !== undefined) return `value=${JSON.stringify(record.value)}`;
+		if (typeof record.name === 'string') return `name=${record.name}`;
+	}
+	return `#${index}`;
+}
+
+/** The paths at which two JSON values differ; lists of named entries are compared by entry. */
+function differences(a: Json, b: Json, path: string, out: string[]): void {
+	if (JSON.stringify(a) === JSON.stringify(b)) return;
+	const isRecord = (value: Json): value is IDataObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+	if (Array.isArray(a) && Array.isArray(b)) {
+		const left = new Map(a.map((entry, index) => [idOf(entry, index), entry]));
+		const right = new Map(b.map((entry, index) => [idOf(entry, index), entry]));
+		for (const id of new Set([...left.keys(), ...right.keys()])) differences(left.get(id), right.get(id), `${path}[${id}]`, out);
+		if (a.every((entry, index) => idOf(entry, index) === idOf(b[index], index)) || left.size !== right.size) return;
+		out.push(`${path} (order)`);
+		return;
+	}
+	if (isRecord(a) && isRecord(b)) {
+		for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) differences(a[key], b[key], `${path}.${key}`, out);
+		return;
+	}
+	out.push(path);
+}
+
+function compare(old: INodeTypeDescription, now: INodeTypeDescription, version: number): string[] {
+	const out: string[] = [];
+	const { properties: oldProperties, ...oldRest } = old;
+	const { properties: _properties, ...nowRest } = now;
+	differences(oldRest, nowRest, 'node', out);
+	const current = propertiesAtVersion(now, version);
+	const oldKeys = oldProperties.map(keyOf);
+	const nowKeys = current.map(keyOf);
+	const byKey = new Map(current.map((property) => [keyOf(property), property]));
+	for (const property of oldProperties) differences(property, byKey.get(keyOf(property)), keyOf(property), out);
+	for (const key of nowKeys) if (!oldKeys.includes(key)) out.push(`${key} (new)`);
+	const sharedOrder = (keys: string[], others: string[]) => keys.filter((key) => others.includes(key));
+	if (JSON.stringify(sharedOrder(oldKeys, nowKeys)) !== JSON.stringify(sharedOrder(nowKeys, oldKeys))) out.push('properties (order)');
+	return out.sort();
+}
+
+describe('node descriptions against version 0.1.0', () => {
+	it('Service Bot at version 1: only the listed changes, each made on purpose', () => {
+		const changes = compare(before.serviceBot as unknown as INodeTypeDescription, new ServiceBot().description, 1);
+		expect(changes).toEqual(
+			[
+				// Version 2 added (Edit Message Caption's caption as a main field; explicit removal of descriptions).
+				'node.version',
+				// Issue 10.4: Copy Message takes every kind of new reply markup (spec 4.1), with their fields.
+				...['replyKeyboard', 'replyKeyboardOptions', 'forceReplyPlaceholder'].map(
+					(name) => `${name} @ message.copyMessage (new)`,
+				),
+				'keyboardJson @ message.copyMessage.description',
+				'replyMarkup @ message.copyMessage.description',
+				...['forceReply', 'removeKeyboard', 'replyKeyboard'].map(
+					(value) => `replyMarkup @ message.copyMessage.options[value="${value}"]`,
+				),
+				// Issue 10.6: on an edit, None removes the keyboard, and says so; Edit Message Reply Markup calls it that.
+				...['editMessageText', 'editMessageCaption'].flatMap((operation) => [
+					`replyMarkup @ message.${operation}.options[value="none"].description`,
+					`replyMarkup @ message.${operation}.options[value="none"].name`,
+				]),
+				'replyMarkup @ message.editMessageReplyMarkup.options[value="none"].description',
+				'replyMarkup @ message.editMessageReplyMarkup.options[value="none"].name',
+				// Issue 10.6: Forward and Copy name their destination as one.
+				...['forwardMessage', 'copyMessage'].flatMap((operation) => [
+					`chatId @ message.${operation}.description`,
+					`chatId @ message.${operation}.displayName`,
+				]),
+				// Issue 10.6: media ID fields say where an ID comes from.
+				...['sendPhoto.photo', 'sendVideo.video', 'sendDocument.document', 'sendVoice.voice'].map((place) => {
+					const [operation, field] = place.split('.');
+					return `${field} @ message.${operation}.description`;
+				}),
+				// Issue 10.6: Call Method suggests a method the spec has.
+				'method @ other.callMethod.placeholder',
+			].sort(),
+		);
+	});
+
+	it('Service Bot Trigger: only the listed changes, each made on purpose', () => {
+		const changes = compare(before.serviceBotTrigger as unknown as INodeTypeDescription, new ServiceBotTrigger().description, 1);
+		expect(changes).toEqual([]);
+	});
+});
