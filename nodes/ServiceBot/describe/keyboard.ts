@@ -118,20 +118,27 @@ function rowsBuilder(options: {
 	};
 }
 
+/** The label of a builder button. */
+const buttonText = (placeholder: string, description: string): INodeProperties => ({
+	displayName: 'Button Text',
+	name: 'text',
+	type: 'string',
+	default: '',
+	required: true,
+	placeholder,
+	description,
+});
+
+/** Where the auto grid's fields show: for both keyboards, or for inline keyboards (button actions). */
+const GRID = { replyMarkup: ['inlineKeyboard', 'replyKeyboard'], keyboardMode: ['autoGrid'] };
+const INLINE_GRID = { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'] };
+
 const inlineKeyboardBuilder = rowsBuilder({
 	name: 'inlineKeyboard',
 	replyMarkup: 'inlineKeyboard',
 	description: `Rows of buttons, top to bottom: at most ${LIMITS.inlineKeyboardRows.max} rows of ${minPerRow} to ${maxPerRow} buttons`,
 	buttonFields: [
-		{
-			displayName: 'Button Text',
-			name: 'text',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'e.g. Confirm',
-			description: `Label shown on the button, up to ${LIMITS.inlineButtonText.max} characters`,
-		},
+		buttonText('e.g. Confirm', `Label shown on the button, up to ${LIMITS.inlineButtonText.max} characters`),
 		{
 			displayName: 'Button Type',
 			name: 'buttonType',
@@ -177,17 +184,7 @@ const replyKeyboardBuilder = rowsBuilder({
 	name: 'replyKeyboard',
 	replyMarkup: 'replyKeyboard',
 	description: 'Rows of buttons, top to bottom',
-	buttonFields: [
-		{
-			displayName: 'Button Text',
-			name: 'text',
-			type: 'string',
-			default: '',
-			required: true,
-			placeholder: 'e.g. Yes',
-			description: 'Label of the button, sent as a message when pressed',
-		},
-	],
+	buttonFields: [buttonText('e.g. Yes', 'Label of the button, sent as a message when pressed')],
 });
 
 const keyboardJsonAny: INodeProperties = {
@@ -212,7 +209,7 @@ const gridLabels: INodeProperties = {
 	name: 'gridLabels',
 	type: 'string',
 	required: true,
-	displayOptions: { show: { replyMarkup: ['inlineKeyboard', 'replyKeyboard'], keyboardMode: ['autoGrid'] } },
+	displayOptions: { show: GRID },
 	default: '',
 	placeholder: 'e.g. Small, Medium, Large',
 	description:
@@ -224,7 +221,7 @@ const gridColumns: INodeProperties = {
 	name: 'gridColumns',
 	type: 'number',
 	typeOptions: { minValue: minPerRow, maxValue: maxPerRow },
-	displayOptions: { show: { replyMarkup: ['inlineKeyboard', 'replyKeyboard'], keyboardMode: ['autoGrid'] } },
+	displayOptions: { show: GRID },
 	default: 2,
 	description: `How many buttons each row holds (${minPerRow} to ${maxPerRow}); the last row takes the rest`,
 };
@@ -233,7 +230,7 @@ const gridButtonText: INodeProperties = {
 	displayName: 'Button Text',
 	name: 'gridButtonText',
 	type: 'string',
-	displayOptions: { show: { replyMarkup: ['inlineKeyboard', 'replyKeyboard'], keyboardMode: ['autoGrid'] } },
+	displayOptions: { show: GRID },
 	default: '{label}',
 	placeholder: 'e.g. {index}. {label}',
 	description: `Text of each button. ${placeholders}.`,
@@ -243,42 +240,41 @@ const gridButtonType: INodeProperties = {
 	displayName: 'Button Type',
 	name: 'gridButtonType',
 	type: 'options',
-	noDataExpression: true,
-	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'] } },
 	options: BUTTON_TYPES,
+	noDataExpression: true,
+	displayOptions: { show: INLINE_GRID },
 	default: 'callbackData',
 	description: 'What a click on a button does',
 };
 
-const gridCallbackData: INodeProperties = {
+/** The template of what a grid button does, shown for its Button Type. */
+function gridAction(buttonType: string, field: Omit<INodeProperties, 'type' | 'displayOptions'>): INodeProperties {
+	return { ...field, type: 'string', displayOptions: { show: { ...INLINE_GRID, gridButtonType: [buttonType] } } };
+}
+
+const gridCallbackData = gridAction('callbackData', {
 	displayName: 'Callback Data',
 	name: 'gridCallbackData',
-	type: 'string',
-	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'], gridButtonType: ['callbackData'] } },
 	default: '{label}',
 	placeholder: 'e.g. size:{label}',
 	description: `Callback data of each button, ${callbackBytes} of UTF-8. ${placeholders}.`,
-};
+});
 
-const gridUrl: INodeProperties = {
+const gridUrl = gridAction('url', {
 	displayName: 'URL',
 	name: 'gridUrl',
-	type: 'string',
 	required: true,
-	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'], gridButtonType: ['url'] } },
 	default: '',
 	placeholder: 'e.g. https://example.com/search?q={label}',
 	description: `Link of each button (https://, http:// or service:). ${placeholders}; values are URL-encoded, except in a template that starts with a placeholder, such as just {label} when the labels are links.`,
-};
+});
 
-const gridSwitchInlineQuery: INodeProperties = {
+const gridSwitchInlineQuery = gridAction('switchInlineQuery', {
 	displayName: 'Switch Inline Query',
 	name: 'gridSwitchInlineQuery',
-	type: 'string',
-	displayOptions: { show: { replyMarkup: ['inlineKeyboard'], keyboardMode: ['autoGrid'], gridButtonType: ['switchInlineQuery'] } },
 	default: '{label}',
 	description: `Inline query of each button. ${placeholders}.`,
-};
+});
 
 const replyKeyboardOptions: INodeProperties = {
 	displayName: 'Reply Keyboard Options',
@@ -321,35 +317,16 @@ const forceReplyPlaceholder: INodeProperties = {
  * expressions: the fields they show must be known when the workflow is loaded.
  */
 export function keyboardProperties(scope: MarkupScope, description: string): INodeProperties[] {
+	const grid = [gridLabels, gridColumns, gridButtonText, gridButtonType, gridCallbackData, gridUrl, gridSwitchInlineQuery];
 	const choice = replyMarkupChoice(scope, description);
-	if (scope.kinds === 'inline') {
-		return [
-			choice,
-			keyboardMode,
-			inlineKeyboardBuilder,
-			keyboardJsonInline,
-			gridLabels,
-			gridColumns,
-			gridButtonText,
-			gridButtonType,
-			gridCallbackData,
-			gridUrl,
-			gridSwitchInlineQuery,
-		];
-	}
+	if (scope.kinds === 'inline') return [choice, keyboardMode, inlineKeyboardBuilder, keyboardJsonInline, ...grid];
 	return [
 		choice,
 		keyboardMode,
 		inlineKeyboardBuilder,
 		replyKeyboardBuilder,
 		keyboardJsonAny,
-		gridLabels,
-		gridColumns,
-		gridButtonText,
-		gridButtonType,
-		gridCallbackData,
-		gridUrl,
-		gridSwitchInlineQuery,
+		...grid,
 		replyKeyboardOptions,
 		forceReplyPlaceholder,
 	];

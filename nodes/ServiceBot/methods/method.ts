@@ -115,14 +115,15 @@ export interface Method {
 	/** The wire method name; also the operation's value in the node. */
 	readonly name: string;
 	readonly resource: Resource;
+	/** The operation's name in the editor: the method name in words ("sendMessage" → "Send Message"). */
 	readonly displayName: string;
 	/** Sentence shown in the node's action list and read by AI agents. */
 	readonly action: string;
 	readonly description: string;
 	/** The operation a new node shows first for its resource. */
 	readonly isDefault?: boolean;
-	/** Only reads (or sets a state to the same value): repeated after a network error or a 5xx. */
-	readonly idempotent: boolean;
+	/** Only reads (or repeats harmlessly): repeated after a network error or a 5xx. */
+	readonly idempotent?: boolean;
 	readonly queue: Queue;
 	readonly params: readonly Param[];
 	readonly output: Output;
@@ -142,6 +143,28 @@ export interface Method {
 		readonly fields: readonly INodeProperties[];
 		read(item: ItemContext): PreparedRequest;
 	};
+}
+
+/** A method as its resource's file writes it: the resource comes from the file, the queue by default from the parameters. */
+export type MethodOfResource = Omit<Method, 'resource' | 'queue'> & { readonly queue?: Queue };
+
+/** The names and texts of a method: `about('getChat', 'Get a chat', 'Returns …')`. */
+export function about(name: string, action: string, description: string): Pick<Method, 'name' | 'displayName' | 'action' | 'description'> {
+	const displayName = name.charAt(0).toUpperCase() + name.slice(1).replace(/([A-Z])/g, ' $1');
+	return { name, displayName, action, description };
+}
+
+/**
+ * The methods of one resource. Unless a method says otherwise, its items queue per chat when it has a
+ * chat_id (one chat's items one after another, in input order) and per bot when it has none (the
+ * bot's own settings, one call at a time).
+ */
+export function inResource(resource: Resource, methods: readonly MethodOfResource[]): Method[] {
+	return methods.map((method) => ({
+		...method,
+		resource,
+		queue: method.queue ?? (method.params.some((param) => param.name === 'chat_id') ? 'chat' : 'bot'),
+	}));
 }
 
 // The parameter vocabulary of the method files. Texts are the ones users see in the editor.
