@@ -76,7 +76,8 @@ function differences(a: Json, b: Json, path: string, out: string[]): void {
 function compare(old: INodeTypeDescription, now: INodeTypeDescription, version: number): string[] {
 	const out: string[] = [];
 	const { properties: oldProperties, ...oldRest } = old;
-	const { properties: _properties, ...nowRest } = now;
+	const nowRest: IDataObject = { ...now };
+	delete nowRest.properties;
 	differences(oldRest, nowRest, 'node', out);
 	const current = propertiesAtVersion(now, version);
 	const oldKeys = oldProperties.map(keyOf);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_NAME, DEMO_TRIGGER, WORKFLOWS } from '../dev/demo';
+import { ACTION_SCENARIOS } from './action-scenarios';
 import { launchBrowser } from './lib/browser';
 import type { Page } from './lib/browser';
 import type { ScenarioContext } from './lib/context';
@@ -388,4 +389,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...ACTION_SCENARIOS];
