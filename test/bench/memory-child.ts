@@ -16,6 +16,8 @@ import { loadTelegram } from './telegram';
 
 interface Input {
 	contender: 'A' | 'B';
+	/** A's Concurrency option (B always sends one at a time). */
+	concurrency: number;
 	/** The n8n install holding n8n's Telegram node (B). */
 	cache: string;
 	baseUrl: string;
@@ -52,7 +54,7 @@ async function main(): Promise<void> {
 		}
 		const result = await executeNode({
 			nodeType: serviceBot,
-			parameters: serviceBotParameters(),
+			parameters: serviceBotParameters(input.concurrency),
 			items,
 			credentials: { accessToken: input.token, baseUrl: input.baseUrl },
 		});
@@ -97,6 +99,7 @@ async function main(): Promise<void> {
 	process.stdout.write(
 		`${JSON.stringify({
 			contender: input.contender,
+			concurrency: input.concurrency,
 			items: input.items,
 			sent,
 			error,

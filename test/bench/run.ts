@@ -1,15 +1,17 @@
 /**
- * `npm run bench`: our Service Bot node (A) vs n8n's Telegram node (B) vs a raw undici client (C), all
- * sending sendMessage to the emulator, which runs in its own process. A and B run through n8n-core's
- * WorkflowExecute in this process. Shapes: 2000 items over 50 chats, 2000 items to one chat (the two
- * with goals), and, for context, 240 items over 50 chats with 50 ms of service latency (the emulator's
- * `delay` fault on every call), closer to a real Bot API across the internet. Then: peak RSS growth of 10,000 items
- * through A (child process), the trigger's webhook() cost per update, CPU profiles of A, B and the
- * trigger. Prints a table; writes test/output/bench/result.json. No assertions: numbers only.
+ * `npm run bench`: our Service Bot node (A) vs n8n's Telegram node (B) vs a raw undici client (C) vs
+ * the floor inside n8n (F: a minimal node reading two parameters and making one HTTP call per item),
+ * all sending sendMessage to the emulator, which runs in its own process. A, B and F run through
+ * n8n-core's WorkflowExecute in this process. Shapes: 2000 items over 50 chats, 2000 items to one chat,
+ * and 2000 items over 50 chats with 50 ms of service latency (the emulator's `delay` fault on every
+ * call), closer to a real Bot API across the internet. Then: peak RSS growth of 10,000 items through A
+ * (at the default concurrency and at 1) and B (child processes), the trigger's webhook() cost per
+ * update, CPU and allocation profiles of A, B and the trigger. Prints a table; writes
+ * test/output/bench/result.json. No assertions: numbers only.
  *
  * Options: --runs N (measured runs per contender and shape, default 5), --items N (default 2000),
- *          --memory-items N (default 10000), --no-profile, --no-experiments (no C0 rows, no latency
- *          shape), --quick (runs 3, items 500, memory 2000).
+ *          --memory-items N (default 10000), --no-profile, --no-experiments (no C0 and A@16 rows),
+ *          --quick (runs 3, items 500, memory 2000).
  */
 import { spawn } from 'node:child_process';
 import diagnosticsChannel from 'node:diagnostics_channel';
@@ -18,6 +20,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 
 import { contenderA, contenderB, contenderC, contenderNewConnection, type BenchItem, type Contender } from './contenders';
+import { contenderF } from './floor';
 import { ROOT, spawnEmulator, tsNodeEnv, type EmulatorProcess } from './emulator-process';
 import { allocationProfile, CATEGORIES, profile, type AllocationSummary, type ProfileSummary } from './profile';
 import { fixed, percent, spread, summarize, table, type Summary } from './stats';
@@ -138,7 +141,7 @@ interface ShapeResult {
 	latencyMs: number;
 	goals: boolean;
 	contenders: ContenderResult[];
-	ratios: { aOverB: number; aOverC: number };
+	ratios: { aOverB: number; aOverC: number; aOverF: number };
 }
 
 function itemsFor(chats: string[], count: number): BenchItem[] {
@@ -238,12 +241,13 @@ async function measureShape(emulator: EmulatorProcess, shape: ShapeSpec): Promis
 		latencyMs: shape.latencyMs,
 		goals: shape.goals,
 		contenders,
-		ratios: { aOverB: median('A') / median('B'), aOverC: median('A') / median('C') },
+		ratios: { aOverB: median('A') / median('B'), aOverC: median('A') / median('C'), aOverF: median('A') / median('F') },
 	};
 }
 
 interface MemoryResult {
 	contender: 'A' | 'B';
+	concurrency: number;
 	items: number;
 	sent: number;
 	ms: number;
@@ -258,6 +262,7 @@ interface MemoryResult {
 
 interface MemorySummary {
 	contender: 'A' | 'B';
+	concurrency: number;
 	items: number;
 	runs: MemoryResult[];
 	peakRssGrowthMB: Summary;
@@ -268,11 +273,12 @@ interface MemorySummary {
 async function measureMemoryOnce(
 	emulator: EmulatorProcess,
 	contender: 'A' | 'B',
+	concurrency: number,
 	cache: string,
 	itemCount: number,
 ): Promise<MemoryResult> {
 	const chats = await emulator.resetWithChats(50);
-	const input = { contender, cache, baseUrl: emulator.baseUrl, token: emulator.token, chats, items: itemCount };
+	const input = { contender, concurrency, cache, baseUrl: emulator.baseUrl, token: emulator.token, chats, items: itemCount };
 	const child = spawn(process.execPath, ['--expose-gc', '-r', 'ts-node/register', join(__dirname, 'memory-child.ts')], {
 		cwd: ROOT,
 		env: { ...tsNodeEnv(), BENCH_MEMORY_INPUT: JSON.stringify(input) },
@@ -293,18 +299,22 @@ async function measureMemoryOnce(
 async function measureMemory(
 	emulator: EmulatorProcess,
 	contender: 'A' | 'B',
+	concurrency: number,
 	cache: string,
 	itemCount: number,
 	repeats: number,
 ): Promise<MemorySummary> {
 	const runs: MemoryResult[] = [];
 	for (let index = 0; index < repeats; index++) {
-		const result = await measureMemoryOnce(emulator, contender, cache, itemCount);
-		log(`memory ${contender} ${index + 1}/${repeats}: peak RSS +${fixed(result.peakRssGrowthMB)} MB, live heap with output +${fixed(result.liveHeapWithOutputMB, 1)} MB`);
+		const result = await measureMemoryOnce(emulator, contender, concurrency, cache, itemCount);
+		log(
+			`memory ${contender}@${concurrency} ${index + 1}/${repeats}: peak RSS +${fixed(result.peakRssGrowthMB)} MB, live heap with output +${fixed(result.liveHeapWithOutputMB, 1)} MB`,
+		);
 		runs.push(result);
 	}
 	return {
 		contender,
+		concurrency,
 		items: itemCount,
 		runs,
 		peakRssGrowthMB: summarize(runs.map((run) => run.peakRssGrowthMB)),
@@ -480,6 +490,12 @@ async function main(): Promise<void> {
 			run: contenderNewConnection(DEFAULT_CONCURRENCY),
 			experiment: true,
 		};
+		const f: ContenderSpec = {
+			key: 'F',
+			label: 'floor inside n8n (2 parameters + 1 HTTP call per item)',
+			concurrency: DEFAULT_CONCURRENCY,
+			run: contenderF(DEFAULT_CONCURRENCY),
+		};
 		const sequential = (spec: ContenderSpec, run: Contender): ContenderSpec => ({ ...spec, concurrency: 1, run });
 		const shapeSpecs: ShapeSpec[] = [
 			{
@@ -489,7 +505,7 @@ async function main(): Promise<void> {
 				latencyMs: 0,
 				runs: args.runs,
 				goals: true,
-				contenders: args.experiments ? [a, b, c, c0] : [a, b, c],
+				contenders: args.experiments ? [a, b, c, f, c0] : [a, b, c, f],
 			},
 			{
 				name: `${args.items} items to one chat`,
@@ -498,38 +514,42 @@ async function main(): Promise<void> {
 				latencyMs: 0,
 				runs: args.runs,
 				goals: true,
-				// One chat: A keeps the order by sending one at a time, so C and C0 do the same.
+				// One chat: A keeps the order by sending one at a time, so C, C0 and F do the same.
 				contenders: [
 					{ ...a, concurrency: 1 },
 					b,
 					sequential(c, contenderC(1)),
+					sequential(f, contenderF(1)),
 					...(args.experiments ? [sequential(c0, contenderNewConnection(1))] : []),
 				],
 			},
-		];
-		if (args.experiments) {
-			shapeSpecs.push({
-				name: `${Math.min(240, args.items)} items over 50 chats, 50 ms service latency`,
+			{
+				// Closer to a real Bot API across the internet: every call answered after 50 ms.
+				name: `${args.items} items over 50 chats, 50 ms service latency`,
 				chats: 50,
-				items: Math.min(240, args.items),
+				items: args.items,
 				latencyMs: 50,
 				runs: Math.min(3, args.runs),
-				goals: false,
+				goals: true,
 				contenders: [
 					a,
 					b,
 					c,
-					{ key: 'A@16', label: 'Service Bot node, Concurrency 16', concurrency: 16, run: contenderA(16), experiment: true },
+					f,
+					...(args.experiments
+						? [{ key: 'A@16', label: 'Service Bot node, Concurrency 16', concurrency: 16, run: contenderA(16), experiment: true }]
+						: []),
 				],
-			});
-		}
+			},
+		];
 		const shapes: ShapeResult[] = [];
 		for (const shape of shapeSpecs) shapes.push(await measureShape(emulator, shape));
 
-		log(`memory: ${args.memoryItems} items through A (3×) and B (2×), each in a fresh child process`);
+		log(`memory: ${args.memoryItems} items through A (concurrency 8 and 1) and B, 3 times each, each in a fresh child process`);
 		const memory = {
-			A: await measureMemory(emulator, 'A', cache, args.memoryItems, 3),
-			B: await measureMemory(emulator, 'B', cache, args.memoryItems, 2),
+			A: await measureMemory(emulator, 'A', DEFAULT_CONCURRENCY, cache, args.memoryItems, 3),
+			A1: await measureMemory(emulator, 'A', 1, cache, args.memoryItems, 3),
+			B: await measureMemory(emulator, 'B', 1, cache, args.memoryItems, 3),
 		};
 		log('trigger: webhook() per update');
 		const trigger: TriggerResult = await measureTrigger(emulator);
@@ -537,17 +557,37 @@ async function main(): Promise<void> {
 		const allocationRecords = args.profile ? await allocations(emulator, { a, b }, args.items) : [];
 		const loadAfter = os.loadavg();
 
-		const [spreadShape, oneShape] = shapes;
+		const [spreadShape, oneShape, latencyShape] = shapes;
 		const goals: Goal[] = [
+			...shapes.map(
+				(shape): Goal => ({
+					name: `${shape.name}: A/F`,
+					target: '≥ 0.95',
+					value: fixed(shape.ratios.aOverF, 2),
+					met: shape.ratios.aOverF >= 0.95,
+				}),
+			),
+			{
+				name: '50 ms latency: A/B at the default concurrency',
+				target: '≥ 7',
+				value: fixed(latencyShape.ratios.aOverB, 2),
+				met: latencyShape.ratios.aOverB >= 7,
+			},
 			{ name: '50 chats: A/B', target: '≥ 5', value: fixed(spreadShape.ratios.aOverB, 2), met: spreadShape.ratios.aOverB >= 5 },
 			{ name: '50 chats: A/C', target: '≥ 0.7', value: fixed(spreadShape.ratios.aOverC, 2), met: spreadShape.ratios.aOverC >= 0.7 },
 			{ name: 'one chat: A/B', target: '≥ 1.0', value: fixed(oneShape.ratios.aOverB, 2), met: oneShape.ratios.aOverB >= 1 },
 			{ name: 'one chat: A/C', target: '≥ 0.5', value: fixed(oneShape.ratios.aOverC, 2), met: oneShape.ratios.aOverC >= 0.5 },
 			{
-				name: `${memory.A.items} items: peak RSS growth (median of 3)`,
-				target: '< 100 MB',
+				name: `${memory.A.items} items: A's peak RSS growth at the default concurrency (median of 3)`,
+				target: '≤ 100 MB',
 				value: `${fixed(memory.A.peakRssGrowthMB.median, 1)} MB`,
-				met: memory.A.peakRssGrowthMB.median < 100,
+				met: memory.A.peakRssGrowthMB.median <= 100,
+			},
+			{
+				name: `${memory.A.items} items: A's peak RSS growth at B's concurrency (1) vs B's (medians of 3)`,
+				target: '≤ B',
+				value: `${fixed(memory.A1.peakRssGrowthMB.median, 1)} vs ${fixed(memory.B.peakRssGrowthMB.median, 1)} MB`,
+				met: memory.A1.peakRssGrowthMB.median <= memory.B.peakRssGrowthMB.median,
 			},
 			{
 				// The median: the mean on a shared machine is dominated by preemption (see p99 and CPU time).
@@ -580,15 +620,15 @@ async function main(): Promise<void> {
 		);
 		for (const [index, shape] of shapes.entries()) {
 			out.push('', `${shape.name}: ${shapeSpecs[index].runs} runs each after a warm-up; median (min–max)`, shapeTable(shape));
-			out.push(`A/B = ${fixed(shape.ratios.aOverB, 2)}   A/C = ${fixed(shape.ratios.aOverC, 2)}${shape.goals ? '' : '   (context only, no goal)'}`);
+			out.push(`A/F = ${fixed(shape.ratios.aOverF, 2)}   A/B = ${fixed(shape.ratios.aOverB, 2)}   A/C = ${fixed(shape.ratios.aOverC, 2)}`);
 		}
 		out.push(
 			'',
 			`Memory, ${memory.A.items} items over 50 chats, each run in a fresh process (baseline ≈ ${fixed(memory.A.runs[0].baselineRssMB)} MB RSS):`,
 			table(
 				['contender', 'peak RSS growth, MB', 'peak heap growth, MB', 'live heap with the output, MB'],
-				[memory.A, memory.B].map((entry) => [
-					`${entry.contender} (${entry.runs.length} runs)`,
+				[memory.A, memory.A1, memory.B].map((entry) => [
+					`${entry.contender} at concurrency ${entry.concurrency} (${entry.runs.length} runs)`,
 					spread(entry.peakRssGrowthMB),
 					spread(entry.peakHeapGrowthMB),
 					spread(entry.liveHeapWithOutputMB, 1),

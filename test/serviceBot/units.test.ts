@@ -5,7 +5,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { METHODS } from '../../nodes/ServiceBot/methods';
 import { shapeResult } from '../../nodes/ServiceBot/output/shape';
 import { splitText as split } from '../../nodes/ServiceBot/read/splitText';
-import { schedule } from '../../nodes/ServiceBot/send/scheduler';
+import { schedule, type Jobs } from '../../nodes/ServiceBot/send/scheduler';
 
 /** The parts of a split that must succeed. */
 function splitText(text: string, max: number, parseMode?: string): string[] {
@@ -83,6 +83,15 @@ describe('splitText with a parse mode: cuts only where the formatting is whole',
 	});
 });
 
+/** The scheduler's jobs from a list of {key, run} (a hole: nothing to run there). */
+function jobsOf(list: ReadonlyArray<{ key?: string; run: () => Promise<unknown> } | undefined>): Jobs {
+	return {
+		size: list.length,
+		keyOf: (position) => (list[position] ? list[position]?.key : null),
+		run: async (position) => await (list[position] as { run: () => Promise<unknown> }).run(),
+	};
+}
+
 describe('schedule', () => {
 	const tick = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -108,7 +117,7 @@ describe('schedule', () => {
 				},
 			};
 		});
-		const results = await schedule(tasks, { concurrency: 4, stopOnError: false });
+		const results = await schedule(jobsOf(tasks), { concurrency: 4, stopOnError: false });
 		expect(results.map((result) => result?.status)).toEqual(tasks.map(() => 'done'));
 		expect(peak).toBe(4);
 		for (const key of new Set(tasks.map((task) => task.key))) {
@@ -131,21 +140,21 @@ describe('schedule', () => {
 						},
 					},
 		);
-		const results = await schedule(tasks, { concurrency: 3, stopOnError: true });
+		const results = await schedule(jobsOf(tasks), { concurrency: 3, stopOnError: true });
 		expect(started).toEqual([0, 1]);
 		expect(results.map((result) => result?.status)).toEqual(['done', 'failed', undefined, 'skipped', 'skipped']);
 	});
 
 	it('without stopOnError every task runs', async () => {
-		const results = await schedule(
+		const jobs = jobsOf(
 			[1, 2, 3].map((value) => ({
 				run: async () => {
 					if (value === 2) throw new Error('two');
 					return value;
 				},
 			})),
-			{ concurrency: 2, stopOnError: false },
 		);
+		const results = await schedule(jobs, { concurrency: 2, stopOnError: false });
 		expect(results.map((result) => result?.status)).toEqual(['done', 'failed', 'done']);
 	});
 
@@ -159,7 +168,7 @@ describe('schedule', () => {
 				await tick(index === 0 ? 30 : 1);
 			},
 		}));
-		await schedule(jobs, { concurrency: 1, stopOnError: false });
+		await schedule(jobsOf(jobs), { concurrency: 1, stopOnError: false });
 		expect(started).toEqual(keys.map((_, index) => index));
 	});
 });

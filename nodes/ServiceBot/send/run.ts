@@ -12,10 +12,10 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { callMethod } from '../../shared/transport';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../describe/fields';
 import { methodOf } from '../methods';
-import type { ItemContext, Method, PreparedItem } from '../methods/method';
+import type { ItemContext, Method, PreparedItem, PreparedRequest } from '../methods/method';
 import { nodeParameter, readBody } from '../read/parameters';
 import { errorItem, shapeResult } from '../output/shape';
-import type { Job, Outcome } from './scheduler';
+import type { Outcome } from './scheduler';
 import { schedule } from './scheduler';
 
 /** Queue of the calls that change or read the bot itself (profile, commands, webhook, updates). */
@@ -108,44 +108,52 @@ export async function runOperation(this: IExecuteFunctions): Promise<INodeExecut
 	const continueOnFail = this.continueOnFail();
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 
-	// 1. Read and check every item before anything is sent.
-	const prepared: Array<PreparedItem | undefined> = new Array(items.length);
-	const inputErrors: Array<NodeApiError | NodeOperationError | undefined> = new Array(items.length);
+	// 1. Read and check every item before anything is sent. Kept per item: its requests and its queue
+	// (one string per chat, shared by its items), so that a large input costs little until it is sent.
+	const requests: Array<readonly PreparedRequest[] | undefined> = new Array(items.length);
+	const queues: Array<string | undefined> = new Array(items.length);
+	const listAsOneItem = new Set<number>();
+	const queueNames = new Map<string, string>();
+	const inputErrors = new Map<number, NodeApiError | NodeOperationError>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			prepared[itemIndex] = readItem(this, method, itemIndex);
+			const prepared = readItem(this, method, itemIndex);
+			requests[itemIndex] = prepared.requests;
+			if (prepared.queueKey !== undefined) {
+				const shared = queueNames.get(prepared.queueKey) ?? prepared.queueKey;
+				queueNames.set(shared, shared);
+				queues[itemIndex] = shared;
+			}
+			if (!prepared.splitIntoItems) listAsOneItem.add(itemIndex);
 		} catch (error) {
 			const nodeError = asNodeError(this, error, itemIndex);
 			if (!continueOnFail) throw nodeError;
-			inputErrors[itemIndex] = nodeError;
+			inputErrors.set(itemIndex, nodeError);
 		}
 	}
 
 	// 2. Send, ordered per chat, bounded overall. Outputs are appended as requests succeed, so a
 	// split text that fails part-way still has the parts that went out.
-	const outputs: IDataObject[][] = prepared.map(() => []);
-	const jobs = prepared.map((item, itemIndex): Job | undefined =>
-		item
-			? {
-					key: item.queueKey,
-					run: async () => {
-						for (const request of item.requests) {
-							const longPoll = method.longPollParam ? request.body[method.longPollParam] : undefined;
-							const result = await callMethod(this, request.method, request.body, {
-								itemIndex,
-								idempotent: method.idempotent,
-								longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
-							});
-							outputs[itemIndex].push(...shapeResult(method.output, result, request.body, item.splitIntoItems));
-						}
-					},
+	const outputs: Array<IDataObject[] | undefined> = new Array(items.length);
+	const outcomes: Array<Outcome | undefined> = await schedule(
+		{
+			size: items.length,
+			keyOf: (itemIndex) => (requests[itemIndex] ? queues[itemIndex] : null),
+			run: async (itemIndex) => {
+				for (const request of requests[itemIndex] ?? []) {
+					const longPoll = method.longPollParam ? request.body[method.longPollParam] : undefined;
+					const result = await callMethod(this, request.method, request.body, {
+						itemIndex,
+						idempotent: method.idempotent === true,
+						longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
+					});
+					const shaped = shapeResult(method.output, result, request.body, !listAsOneItem.has(itemIndex));
+					outputs[itemIndex] = [...(outputs[itemIndex] ?? []), ...shaped];
 				}
-			: undefined,
+			},
+		},
+		{ concurrency: readConcurrency(this), stopOnError: !continueOnFail },
 	);
-	const outcomes: Array<Outcome | undefined> = await schedule(jobs, {
-		concurrency: readConcurrency(this),
-		stopOnError: !continueOnFail,
-	});
 
 	if (!continueOnFail) {
 		// The first failure in input order; the items that did not go out are named.
@@ -164,17 +172,18 @@ export async function runOperation(this: IExecuteFunctions): Promise<INodeExecut
 	// 3. Output in input order, paired.
 	const returnData: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const inputError = inputErrors[itemIndex];
+		const inputError = inputErrors.get(itemIndex);
 		if (inputError) {
 			returnData.push(errorItem(inputError, itemIndex, errorOutput));
 			continue;
 		}
-		for (const json of outputs[itemIndex]) returnData.push({ json, pairedItem: { item: itemIndex } });
+		const sent = outputs[itemIndex] ?? [];
+		for (const json of sent) returnData.push({ json, pairedItem: { item: itemIndex } });
 		const outcome = outcomes[itemIndex];
 		if (outcome?.status === 'failed') {
 			const error = explained(method, asNodeError(this, outcome.reason, itemIndex));
-			const total = prepared[itemIndex]?.requests.length ?? 1;
-			returnData.push(errorItem(error, itemIndex, errorOutput, { sent: outputs[itemIndex].length, total }));
+			const total = requests[itemIndex]?.length ?? 1;
+			returnData.push(errorItem(error, itemIndex, errorOutput, { sent: sent.length, total }));
 		}
 	}
 	return [returnData];

@@ -3,13 +3,18 @@
  * in input order; jobs with different keys run in parallel; at most `concurrency` run at any time.
  * Whenever a slot is free, the job started is the earliest one in input order that may run, so with
  * concurrency 1 everything runs strictly in input order. Only running jobs hold a promise: 10,000
- * items cost a few small arrays, not 10,000 pending promises.
+ * items cost a few small arrays, not 10,000 pending promises or closures.
  */
 
-export interface Job {
-	/** Jobs with the same key run one after another, in input order. */
-	readonly key?: string;
-	run(): Promise<unknown>;
+/**
+ * What to run: one job per position (an input item). Held as two functions rather than one object
+ * per item, so that a large input costs no more than its positions.
+ */
+export interface Jobs {
+	readonly size: number;
+	/** The queue of a position: the same key runs one after another; `undefined` no queue; `null` nothing to run. */
+	keyOf(position: number): string | undefined | null;
+	run(position: number): Promise<unknown>;
 }
 
 export type Outcome =
@@ -24,6 +29,9 @@ export interface ScheduleOptions {
 	/** After the first failure, start no further job (those already running finish). */
 	readonly stopOnError: boolean;
 }
+
+const DONE: Outcome = { status: 'done' };
+const SKIPPED: Outcome = { status: 'skipped' };
 
 /** A binary min-heap of job positions: the earliest job that may run is always on top. */
 class Positions {
@@ -67,26 +75,27 @@ class Positions {
 	}
 }
 
-/** Runs the jobs (holes stay holes) and resolves with each job's outcome at its position. */
-export async function schedule(jobs: ReadonlyArray<Job | undefined>, options: ScheduleOptions): Promise<Array<Outcome | undefined>> {
+/** Runs the jobs and resolves with each position's outcome (undefined where there was nothing to run). */
+export async function schedule(jobs: Jobs, options: ScheduleOptions): Promise<Array<Outcome | undefined>> {
 	const concurrency = Math.max(1, Math.floor(options.concurrency) || 1);
-	const outcomes: Array<Outcome | undefined> = new Array(jobs.length);
+	const outcomes: Array<Outcome | undefined> = new Array(jobs.size);
 	/** Per key, the positions waiting behind the key's running (or ready) job, in input order. */
 	const waiting = new Map<string, number[]>();
 	const ready = new Positions();
-	jobs.forEach((job, position) => {
-		if (!job) return;
-		if (job.key === undefined) {
+	for (let position = 0; position < jobs.size; position++) {
+		const key = jobs.keyOf(position);
+		if (key === null) continue;
+		if (key === undefined) {
 			ready.push(position);
-			return;
+			continue;
 		}
-		const behind = waiting.get(job.key);
+		const behind = waiting.get(key);
 		if (behind) behind.push(position);
 		else {
-			waiting.set(job.key, []);
+			waiting.set(key, []);
 			ready.push(position);
 		}
-	});
+	}
 
 	let running = 0;
 	let stopped = false;
@@ -94,8 +103,8 @@ export async function schedule(jobs: ReadonlyArray<Job | undefined>, options: Sc
 		const finish = (position: number, outcome: Outcome): void => {
 			outcomes[position] = outcome;
 			running--;
-			const key = jobs[position]?.key;
-			const next = key === undefined ? undefined : waiting.get(key)?.shift();
+			const key = jobs.keyOf(position);
+			const next = key ? waiting.get(key)?.shift() : undefined;
 			if (next !== undefined) ready.push(next);
 			pump();
 		};
@@ -104,9 +113,9 @@ export async function schedule(jobs: ReadonlyArray<Job | undefined>, options: Sc
 				const position = ready.pop() as number;
 				running++;
 				Promise.resolve()
-					.then(async () => await (jobs[position] as Job).run())
+					.then(async () => await jobs.run(position))
 					.then(
-						() => finish(position, { status: 'done' }),
+						() => finish(position, DONE),
 						(reason: unknown) => {
 							if (options.stopOnError) stopped = true;
 							finish(position, { status: 'failed', reason });
@@ -114,9 +123,9 @@ export async function schedule(jobs: ReadonlyArray<Job | undefined>, options: Sc
 					);
 			}
 			if (running > 0 || (!stopped && ready.size > 0)) return;
-			jobs.forEach((job, position) => {
-				if (job && outcomes[position] === undefined) outcomes[position] = { status: 'skipped' };
-			});
+			for (let position = 0; position < jobs.size; position++) {
+				if (outcomes[position] === undefined && jobs.keyOf(position) !== null) outcomes[position] = SKIPPED;
+			}
 			resolve(outcomes);
 		};
 		pump();
