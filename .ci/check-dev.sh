@@ -32,6 +32,7 @@ editor="http://127.0.0.1:$n8n_port"
 emulator="http://127.0.0.1:$emulator_port"
 
 say "npm run dev (n8n on $n8n_port, emulator on $emulator_port, state in $state)"
+: >"$out"
 setsid npm run dev >"$out" 2>&1 < /dev/null &
 dev=$!
 # Whatever happens below, nothing this script started outlives it.

@@ -1,3 +1,4 @@
+import { BUTTON_URL_SCHEMES, LIMITS } from '../spec';
 import type {
 	ForceReply,
 	InlineKeyboardButton,
@@ -7,7 +8,6 @@ import type {
 	ReplyKeyboardRemove,
 	ReplyMarkup,
 } from './types';
-import { BUTTON_URL_SCHEMES, LIMITS } from '../spec';
 import { badRequest, isRecord, utf8Bytes } from './util';
 
 const INLINE_ACTIONS = ['callback_data', 'url', 'switch_inline_query'] as const;

@@ -25,6 +25,7 @@ import {
 	UUID,
 	WEBHOOK_PORTS,
 	type SpecMethod,
+	type ValueKind,
 	type WireParam,
 } from '../spec';
 
@@ -168,7 +169,7 @@ const usernameNearMiss = fc.oneof(
 	fc.tuple(usernameText, fc.constantFrom('-', ' ', '.', '!', 'é', '/', '?', '\u0000')).map(([name, char]) => `${name}${char}x`),
 );
 
-function chatModel(param: WireParam, node: NodeField): FieldModel {
+function chatModel(node: NodeField): FieldModel {
 	const invalid = fc.oneof(
 		ABSENT,
 		ANY_TEXT.filter((text) => !isChatId(text)),
@@ -179,7 +180,7 @@ function chatModel(param: WireParam, node: NodeField): FieldModel {
 	return field(node.label, node.name, padded(fc.oneof(uuidText, usernameText)), invalid);
 }
 
-function uuidModel(param: WireParam, node: NodeField): FieldModel {
+function uuidModel(node: NodeField): FieldModel {
 	const invalid = fc.oneof(
 		ABSENT,
 		ANY_TEXT.filter((text) => !UUID.test(text.trim())),
@@ -222,7 +223,7 @@ function integerModel(param: WireParam, node: NodeField): FieldModel {
 	return field(node.label, node.name, valid, invalid);
 }
 
-function booleanModel(param: WireParam, node: NodeField): FieldModel {
+function booleanModel(node: NodeField): FieldModel {
 	return field(
 		node.label,
 		node.name,
@@ -295,7 +296,7 @@ const badEntity: Arb = fc.oneof(
 	),
 );
 
-function entitiesModel(param: WireParam, node: NodeField): FieldModel {
+function entitiesModel(node: NodeField): FieldModel {
 	const list = fc.array(entityArb, { maxLength: 3 });
 	const badList = fc
 		.tuple(list, badEntity, fc.nat())
@@ -316,7 +317,7 @@ function entitiesModel(param: WireParam, node: NodeField): FieldModel {
 	);
 }
 
-function chatActionModel(param: WireParam, node: NodeField): FieldModel {
+function chatActionModel(node: NodeField): FieldModel {
 	const actions: readonly string[] = CHAT_ACTIONS;
 	return field(
 		node.label,
@@ -374,7 +375,7 @@ function urlModel(param: WireParam, node: NodeField): FieldModel {
 	);
 }
 
-function secretModel(param: WireParam, node: NodeField): FieldModel {
+function secretModel(node: NodeField): FieldModel {
 	const { max } = LIMITS.secretToken;
 	return field(
 		node.label,
@@ -390,7 +391,7 @@ function secretModel(param: WireParam, node: NodeField): FieldModel {
 	);
 }
 
-function updateTypesModel(param: WireParam, node: NodeField): FieldModel {
+function updateTypesModel(node: NodeField): FieldModel {
 	const types: readonly string[] = UPDATE_TYPES;
 	const subset = fc.subarray([...UPDATE_TYPES]);
 	const badEntry: Arb = fc.oneof(
@@ -426,7 +427,7 @@ function updateTypesModel(param: WireParam, node: NodeField): FieldModel {
 	);
 }
 
-function languageModel(param: WireParam, node: NodeField): FieldModel {
+function languageModel(node: NodeField): FieldModel {
 	return field(
 		node.label,
 		node.name,
@@ -482,8 +483,11 @@ const badCommandList = fc.oneof(
 );
 
 function commandVariants(method: SpecMethod, base: INodeParameters, others: FieldModel[]): Variant[] {
-	const shown = shownFor(method.resource, method.name, { commandsInput: 'list' });
-	const label = (name: string): string => nodeProperty(shown.concat(shownFor(method.resource, method.name, { commandsInput: 'json' })), name).displayName;
+	const shown = [
+		...shownFor(method.resource, method.name, { commandsInput: 'list' }),
+		...shownFor(method.resource, method.name, { commandsInput: 'json' }),
+	];
+	const label = (name: string): string => nodeProperty(shown, name).displayName;
 	// The list UI has one row per command, each field of which may be an expression: three rows here.
 	const rows = [1, 2, 3];
 	const entries = fc.uniqueArray(commandEntry, { selector: (entry) => entry.command.replace(/^\//, ''), minLength: 3, maxLength: 3 });
@@ -770,38 +774,41 @@ function nodeFieldOf(method: SpecMethod, shown: readonly INodeProperties[], para
 	throw new Error(`the node shows no field for ${method.name}'s ${param.name} (looked for ${name})`);
 }
 
-function modelOf(param: WireParam, node: NodeField): FieldModel | undefined {
+/** Kinds with a UI of their own (the keyboard modes, the command list): they get variants of their own. */
+const OWN_VARIANTS: readonly ValueKind[] = ['commands', 'replyMarkup', 'inlineKeyboard'];
+
+function modelOf(param: WireParam, node: NodeField): FieldModel {
 	switch (param.kind) {
 		case 'chat':
-			return chatModel(param, node);
+			return chatModel(node);
 		case 'uuid':
-			return uuidModel(param, node);
+			return uuidModel(node);
 		case 'messageId':
 		case 'integer':
 			return integerModel(param, node);
 		case 'boolean':
-			return booleanModel(param, node);
+			return booleanModel(node);
 		case 'text':
 			return textModel(param, node);
 		case 'parseMode':
 			return parseModeModel(param, node);
 		case 'entities':
-			return entitiesModel(param, node);
+			return entitiesModel(node);
 		case 'chatAction':
-			return chatActionModel(param, node);
+			return chatActionModel(node);
 		case 'url':
 		case 'webhookUrl':
 			return urlModel(param, node);
 		case 'secretToken':
-			return secretModel(param, node);
+			return secretModel(node);
 		case 'updateTypes':
-			return updateTypesModel(param, node);
+			return updateTypesModel(node);
 		case 'languageCode':
-			return languageModel(param, node);
+			return languageModel(node);
 		case 'commands':
 		case 'replyMarkup':
 		case 'inlineKeyboard':
-			return undefined;
+			throw new Error(`${param.name} has variants of its own`);
 	}
 }
 
@@ -811,11 +818,10 @@ function methodVariants(method: SpecMethod): Variant[] {
 	const additionalFields: INodeParameters = {};
 	const fields: FieldModel[] = [];
 	for (const param of method.params) {
-		if (param.kind === 'commands' || param.kind === 'replyMarkup' || param.kind === 'inlineKeyboard') continue;
+		if (OWN_VARIANTS.includes(param.kind)) continue;
 		const node = nodeFieldOf(method, shown, param);
 		const explicitRemoval = PACKAGE_RULES.explicitRemoval[method.name] === param.name;
 		const model = modelOf(explicitRemoval ? { ...param, required: true, min: 1 } : param, node);
-		if (!model) continue;
 		const expression = `={{ $json.${node.name} }}`;
 		const value = param.kind === 'chat' && !node.underAdditionalFields ? { __rl: true, mode: 'id', value: expression } : expression;
 		if (node.underAdditionalFields) additionalFields[node.name] = value;
