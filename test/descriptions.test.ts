@@ -125,6 +125,12 @@ describe('node descriptions against version 0.1.0', () => {
 				}),
 				// Issue 10.6: Call Method suggests a method the spec has.
 				'method @ other.callMethod.placeholder',
+				// Issue 13: Send and Wait for Response, a new operation with its fields and the waiting webhooks.
+				'node.webhooks',
+				'operation @ {"resource":["message"]}.options[value="sendAndWait"]',
+				...['chatId', 'message', 'responseType', 'approvalOptions', 'choices', 'choicesPerRow', 'answerLabel', 'collectAnswers', 'inChatNotice', 'options'].map(
+					(name) => `${name} @ message.sendAndWait (new)`,
+				),
 			].sort(),
 		);
 	});

@@ -1,8 +1,16 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { DOCUMENTATION_URL } from '../shared/spec';
 import { properties } from './describe/properties';
+import { answerWebhook, answerWebhooks } from './sendAndWait/answer';
 import { runOperation } from './send/run';
 
 export class ServiceBot implements INodeType {
@@ -24,10 +32,15 @@ export class ServiceBot implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'serviceBotApi', required: true }],
+		webhooks: answerWebhooks,
 		properties,
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await runOperation.call(this);
+	}
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await answerWebhook.call(this);
 	}
 }

@@ -22,6 +22,7 @@ import type {
 	IVersionedNodeType,
 	IWebhookResponseData,
 	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
 	OnError,
 } from 'n8n-workflow';
 import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
@@ -77,6 +78,8 @@ export interface ExecuteNodeOptions {
 	typeName?: string;
 	/** Another credential type and the helper that serves it (the benchmark runs n8n's Telegram node). */
 	credential?: { typeName: string; helper: ICredentialsHelper };
+	/** n8n's webhook base (N8N_WEBHOOK_URL): resume URLs of waiting executions start with it. */
+	webhookBaseUrl?: string;
 }
 
 export interface ExecuteNodeResult {
@@ -89,7 +92,16 @@ export interface ExecuteNodeResult {
 	run: IRun;
 }
 
-export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteNodeResult> {
+/** A workflow `Start -> node under test`, ready to run as a manual execution. */
+export interface PreparedExecution {
+	workflow: Workflow;
+	additionalData: IWorkflowExecuteAdditionalData;
+	/** The node under test. */
+	node: INode;
+	items: INodeExecutionData[];
+}
+
+export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution {
 	captureErrorReports();
 	const nodeTypes = new TestNodeTypes();
 	const startType = nodeTypes.add(harnessStart);
@@ -145,12 +157,29 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 	const additionalData = createAdditionalData({
 		credentials: options.credentials,
 		executionId,
+		webhookBaseUrl: options.webhookBaseUrl,
 		hooks: { mode: 'manual', workflowData },
 	});
 	if (options.credential) additionalData.credentialsHelper = options.credential.helper;
 	const items = (options.items ?? [{}]).map((json): INodeExecutionData => ({ json }));
+	return { workflow, additionalData, node: testedNode, items };
+}
 
-	const run = await new WorkflowExecute(additionalData, 'manual').run({
+/** What the node under test did in a run: its outputs and its error. */
+export function resultOf(run: IRun, node: INode): ExecuteNodeResult {
+	const task = run.data.resultData.runData[node.name]?.[0];
+	return {
+		output: task?.data?.main?.[0] ?? [],
+		errorOutput: node.onError === 'continueErrorOutput' ? (task?.data?.main?.[1] ?? []) : [],
+		error: task?.error ?? run.data.resultData.error,
+		run,
+	};
+}
+
+/** Runs a prepared execution from the Start node with its items. */
+export async function startExecution(prepared: PreparedExecution): Promise<IRun> {
+	const { workflow, additionalData, items } = prepared;
+	return await new WorkflowExecute(additionalData, 'manual').run({
 		workflow,
 		startNode: workflow.getNode(START_NODE_NAME) ?? undefined,
 		triggerToStartFrom: {
@@ -158,12 +187,9 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 			data: { startTime: Date.now(), executionTime: 0, executionIndex: 0, source: [], data: { main: [items] } },
 		},
 	});
+}
 
-	const task = run.data.resultData.runData[nodeName]?.[0];
-	return {
-		output: task?.data?.main?.[0] ?? [],
-		errorOutput: testedNode.onError === 'continueErrorOutput' ? (task?.data?.main?.[1] ?? []) : [],
-		error: task?.error ?? run.data.resultData.error,
-		run,
-	};
+export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteNodeResult> {
+	const prepared = prepareExecution(options);
+	return resultOf(await startExecution(prepared), prepared.node);
 }

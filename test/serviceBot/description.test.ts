@@ -29,10 +29,11 @@ function resourceOf(operation: string): string {
 }
 
 describe('node description', () => {
-	it('operation values are exactly the 33 methods of the spec plus callMethod', () => {
+	it('operation values are exactly the 33 methods of the spec plus callMethod and sendAndWait', () => {
 		const values = operationValues();
 		expect(METHODS).toHaveLength(33);
-		expect([...values].sort()).toEqual([...METHODS.map((method) => method.name), 'callMethod'].sort());
+		// sendAndWait: n8n's own value for a send-and-wait operation (n8n-workflow's SEND_AND_WAIT_OPERATION).
+		expect([...values].sort()).toEqual([...METHODS.map((method) => method.name), 'callMethod', 'sendAndWait'].sort());
 		expect(new Set(values).size).toBe(values.length);
 	});
 
@@ -41,6 +42,7 @@ describe('node description', () => {
 			expect(resourceOf(method.name)).toBe(method.resource);
 		}
 		expect(resourceOf('callMethod')).toBe('other');
+		expect(resourceOf('sendAndWait')).toBe('message');
 		for (const selector of operationSelectors()) {
 			for (const option of selector.options as INodePropertyOptions[]) {
 				expect(typeof option.action).toBe('string');

@@ -113,7 +113,7 @@ function commandFields(param: Param): INodeProperties[] {
 }
 
 /** The field of one parameter (the keyboard and the commands bring several). */
-function fieldsOf(param: Param): INodeProperties[] {
+export function fieldsOf(param: Param): INodeProperties[] {
 	// A required text without a minimum may be empty (version 1's "empty removes it"), so the editor does not insist.
 	const editorRequired = param.required && !(param.kind === 'text' && !param.min);
 	const base = {
@@ -280,7 +280,6 @@ function optionsCollection(method: Method): INodeProperties[] {
 
 /** The fields of a method at one node version, without the operation's displayOptions. */
 export function methodFields(method: Method, version: number): INodeProperties[] {
-	if (method.custom) return [...method.custom.fields, ...optionsCollection(method)];
 	const params = method.params.filter((param) => isInVersion(param, version));
 	const top = params
 		.filter((param) => !additionalFieldsOf(param))
@@ -300,5 +299,5 @@ export function methodFields(method: Method, version: number): INodeProperties[]
 			options: optional,
 		});
 	}
-	return [...properties, ...optionsCollection(method)];
+	return [...properties, ...(method.fields ?? []), ...optionsCollection(method)];
 }

@@ -3,10 +3,13 @@
  * says "not shown" (media field names, forward/edit parameters), Telegram's convention fills in.
  */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
 import { inputError } from '../read/errors';
 import { splitText } from '../read/splitText';
+import { sendAndWaitFields } from '../sendAndWait/fields';
+import { sendAndWait } from '../sendAndWait/send';
 import type { ItemContext, Method, MethodOfResource, Param, PreparedRequest } from './method';
 import {
 	EDIT_REMOVES_KEYBOARD,
@@ -89,6 +92,15 @@ function sendMedia(name: string, field: string, noun: string): MethodOfResource 
 const editedMessage = (description: string): Param => messageId(`Sequence number of the message to ${description}`);
 
 export const messageMethods: readonly Method[] = inResource('message', [
+	{
+		// n8n's own value for this kind of operation: n8n waits for it, and offers the node to AI agents as a human review tool.
+		...about(SEND_AND_WAIT_OPERATION, 'Send a message and wait for the response', 'Asks a question and waits until it is answered, in the chat or on a web page'),
+		displayName: 'Send and Wait for Response',
+		params: [],
+		fields: sendAndWaitFields,
+		run: sendAndWait,
+		output: { kind: 'object' },
+	},
 	{
 		...about('sendMessage', 'Send a text message', 'Sends a text message, optionally with a keyboard'),
 		isDefault: true,

@@ -5,7 +5,7 @@
  * only where it differs — its own behaviour. Everything else (fields, checks, sending, output) is
  * derived from these definitions and never looks at a method's name.
  */
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
 
@@ -135,14 +135,12 @@ export interface Method {
 	readonly refusals?: ReadonlyArray<{ readonly status: number; readonly matches?: RegExp; readonly message: string }>;
 	/** Own behaviour: the requests an item makes from its checked body (default: one request). */
 	readonly requests?: (body: IDataObject, item: ItemContext) => PreparedRequest[];
-	/**
-	 * Own fields and reading, for a method whose parameters are not known in advance (Call Method):
-	 * replaces the fields and checks derived from `params`.
-	 */
-	readonly custom?: {
-		readonly fields: readonly INodeProperties[];
-		read(item: ItemContext): PreparedRequest;
-	};
+	/** Own fields, after those of `params`: for inputs that are not wire parameters (Call Method, Send and Wait). */
+	readonly fields?: readonly INodeProperties[];
+	/** Own reading of an item into its request, instead of the checked `params` (Call Method). */
+	readonly read?: (item: ItemContext) => PreparedRequest;
+	/** Own run of the whole operation, instead of reading and sending every item (Send and Wait). */
+	readonly run?: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
 }
 
 /** A method as its resource's file writes it: the resource comes from the file, the queue by default from the parameters. */

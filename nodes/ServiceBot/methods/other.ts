@@ -23,37 +23,35 @@ export const otherMethods: readonly Method[] = inResource('other', [
 		queue: 'chat',
 		params: [],
 		output: { kind: 'object' },
-		custom: {
-			fields: [
-				{
-					displayName: 'Method',
-					name: 'method',
-					type: 'string',
-					default: '',
-					required: true,
-					placeholder: 'e.g. getChatMemberCount',
-					description: "Name of the Bot API method to call, as in the service's documentation",
-				},
-				{
-					displayName: 'Body (JSON)',
-					name: 'body',
-					type: 'json',
-					default: '{}',
-					description:
-						'Parameters of the method as a JSON object. Sent as they are, without the checks the other operations make. A chat_id in it keeps the items of one chat in order.',
-				},
-			],
-			read({ ctx, itemIndex }) {
-				const at = { node: ctx.getNode(), itemIndex };
-				const method = readText(at, 'Method', nodeParameter(ctx, 'method', itemIndex, '')).trim();
-				if (method === '') throw inputError(at, 'Method', 'is required, e.g. getChatMemberCount');
-				if (!METHOD_NAME.test(method)) {
-					throw inputError(at, 'Method', `${show(method)} is not a method name (letters, digits and _, starting with a letter)`);
-				}
-				const body = checkMethodBody(readJson(at, 'Body (JSON)', nodeParameter(ctx, 'body', itemIndex, '{}')) ?? {});
-				if (!body.ok) throw inputError(at, 'Body (JSON)', body.problems);
-				return { method, body: body.value as IDataObject };
+		fields: [
+			{
+				displayName: 'Method',
+				name: 'method',
+				type: 'string',
+				default: '',
+				required: true,
+				placeholder: 'e.g. getChatMemberCount',
+				description: "Name of the Bot API method to call, as in the service's documentation",
 			},
+			{
+				displayName: 'Body (JSON)',
+				name: 'body',
+				type: 'json',
+				default: '{}',
+				description:
+					'Parameters of the method as a JSON object. Sent as they are, without the checks the other operations make. A chat_id in it keeps the items of one chat in order.',
+			},
+		],
+		read({ ctx, itemIndex }) {
+			const at = { node: ctx.getNode(), itemIndex };
+			const method = readText(at, 'Method', nodeParameter(ctx, 'method', itemIndex, '')).trim();
+			if (method === '') throw inputError(at, 'Method', 'is required, e.g. getChatMemberCount');
+			if (!METHOD_NAME.test(method)) {
+				throw inputError(at, 'Method', `${show(method)} is not a method name (letters, digits and _, starting with a letter)`);
+			}
+			const body = checkMethodBody(readJson(at, 'Body (JSON)', nodeParameter(ctx, 'body', itemIndex, '{}')) ?? {});
+			if (!body.ok) throw inputError(at, 'Body (JSON)', body.problems);
+			return { method, body: body.value as IDataObject };
 		},
 	},
 ]);

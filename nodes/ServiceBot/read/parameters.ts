@@ -5,7 +5,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { LIMITS, UPDATE_TYPES } from '../../shared/spec';
+import { LIMITS, UPDATE_TYPES, UUID_PATTERN } from '../../shared/spec';
 import type { ItemContext, Method, Param } from '../methods/method';
 import { additionalFieldsOf, fieldName, isInVersion, removalFieldName } from '../describe/fields';
 import type { At } from './errors';
@@ -14,7 +14,6 @@ import { readJson } from './json';
 import { readReplyMarkup } from './keyboard';
 import { checkCommands, checkEntities } from './schemas';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A public chat username: `@` then letters, digits and underscores. */
 const USERNAME = /^@[A-Za-z0-9_]{1,64}$/;
 /** ISO 639 code, optionally with a region (`en`, `pt-br`); what Telegram-compatible services accept. */
@@ -49,7 +48,7 @@ export function readText(at: At, field: string, value: unknown): string {
 function checkChat(at: At, field: string, value: unknown): string {
 	const text = readText(at, field, value).trim();
 	if (text === '') throw inputError(at, field, 'is required: a chat UUID or a public @username');
-	if (UUID.test(text) || USERNAME.test(text)) return text;
+	if (UUID_PATTERN.test(text) || USERNAME.test(text)) return text;
 	throw inputError(
 		at,
 		field,
@@ -61,7 +60,7 @@ function checkChat(at: At, field: string, value: unknown): string {
 function checkUuid(at: At, field: string, value: unknown, what: string): string {
 	const text = readText(at, field, value).trim();
 	if (text === '') throw inputError(at, field, `is required: the ${what} UUID`);
-	if (!UUID.test(text)) throw inputError(at, field, `${show(text)} is not a ${what} UUID`);
+	if (!UUID_PATTERN.test(text)) throw inputError(at, field, `${show(text)} is not a ${what} UUID`);
 	return text;
 }
 
@@ -204,7 +203,7 @@ function readCommands(item: ItemContext, at: At, param: Param): IDataObject[] {
 }
 
 /** The wire value of one parameter, or `undefined` to send nothing. */
-function checkParam(at: At, param: Param, value: unknown, options: IDataObject): unknown {
+export function checkParam(at: At, param: Param, value: unknown, options: IDataObject): unknown {
 	const field = param.displayName;
 	if (!param.required && isEmpty(value)) return undefined;
 	switch (param.kind) {
@@ -259,6 +258,20 @@ function readChat(item: ItemContext, param: Param): unknown {
 	return value;
 }
 
+/** Reads and checks one parameter of an item; `undefined` sends nothing. */
+export function readParam(item: ItemContext, at: At, param: Param, additional: IDataObject = {}): unknown {
+	const { ctx, itemIndex } = item;
+	if (param.kind === 'replyMarkup') return readReplyMarkup(item, at, param.markup ?? { kinds: 'any' });
+	if (param.kind === 'commands') return readCommands(item, at, param);
+	if (param.removable && nodeParameter(ctx, removalFieldName(param), itemIndex, 'set') === 'remove') return '';
+	const raw = additionalFieldsOf(param)
+		? additional[fieldName(param)]
+		: param.kind === 'chat'
+			? readChat(item, param)
+			: nodeParameter(ctx, fieldName(param), itemIndex, '');
+	return checkParam(at, param, raw, item.options);
+}
+
 /**
  * Reads and checks the request body of one item. Throws `NodeOperationError` naming the item and
  * the field before anything is sent.
@@ -272,21 +285,7 @@ export function readBody(item: ItemContext, method: Method, version: number): ID
 		: {};
 	const body: IDataObject = {};
 	for (const param of params) {
-		let value: unknown;
-		if (param.kind === 'replyMarkup') {
-			value = readReplyMarkup(item, at, param.markup ?? { kinds: 'any' });
-		} else if (param.kind === 'commands') {
-			value = readCommands(item, at, param);
-		} else if (param.removable && nodeParameter(ctx, removalFieldName(param), itemIndex, 'set') === 'remove') {
-			value = '';
-		} else {
-			const raw = additionalFieldsOf(param)
-				? additional[fieldName(param)]
-				: param.kind === 'chat'
-					? readChat(item, param)
-					: nodeParameter(ctx, fieldName(param), itemIndex, '');
-			value = checkParam(at, param, raw, item.options);
-		}
+		const value = readParam(item, at, param, additional);
 		if (value !== undefined) body[param.name] = value as IDataObject[keyof IDataObject];
 	}
 	return body;

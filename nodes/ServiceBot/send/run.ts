@@ -73,8 +73,8 @@ export function readItem(ctx: IExecuteFunctions, method: Method, itemIndex: numb
 	const options = hasItemOptions ? (nodeParameter(ctx, 'options', itemIndex, {}) as IDataObject) : {};
 	const item: ItemContext = { ctx, itemIndex, options };
 	const splitIntoItems = options.splitIntoItems !== false;
-	if (method.custom) {
-		const request = method.custom.read(item);
+	if (method.read) {
+		const request = method.read(item);
 		return { queueKey: queueKeyOf(method, request.body), requests: [request], splitIntoItems };
 	}
 	const body = readBody(item, method, ctx.getNode().typeVersion);
@@ -105,6 +105,7 @@ export async function runOperation(this: IExecuteFunctions): Promise<INodeExecut
 	if (!method) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
+	if (method.run) return await method.run.call(this);
 	const continueOnFail = this.continueOnFail();
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
 

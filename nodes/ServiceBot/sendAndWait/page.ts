@@ -1,0 +1,41 @@
+/**
+ * The answer page of Send and Wait for Response: plain HTML, readable on a phone, no external
+ * assets (n8n's own form views are not available to community nodes). Every text is escaped.
+ */
+import type { Question } from './question';
+
+function escape(value: string): string {
+	return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+function layout(title: string, body: string): string {
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)}</title>
+<style>
+body{font-family:system-ui,-apple-system,sans-serif;max-width:34rem;margin:2rem auto;padding:0 1rem;color:#222;line-height:1.45}
+.question{white-space:pre-wrap;background:#f4f4f5;border-radius:.5rem;padding:1rem}
+button{font:inherit;padding:.7rem 1rem;margin:.3rem .3rem 0 0;border:1px solid #888;border-radius:.5rem;background:#fff}
+textarea{font:inherit;width:100%;min-height:7rem;box-sizing:border-box;margin:.5rem 0}
+</style></head><body>${body}</body></html>`;
+}
+
+/** The question with its answers as buttons of a form, or a box for a written answer. */
+export function questionPage(question: Question, message: string): string {
+	const asked = `<p class="question">${escape(message)}</p>`;
+	if (question.responseType === 'freeText') {
+		return layout(
+			'Your answer',
+			`${asked}<form method="post"><textarea name="text" required aria-label="Your answer"></textarea><button type="submit">${escape(question.answerLabel)}</button></form>`,
+		);
+	}
+	const buttons = question.labels
+		.map((label, index) => `<button type="submit" name="answer" value="${index}">${escape(label)}</button>`)
+		.join('');
+	return layout('Your answer', `${asked}<form method="post">${buttons}</form>`);
+}
+
+/** A short page that says what happened. */
+export function noticePage(notice: string): string {
+	return layout(notice, `<p>${escape(notice)}</p>`);
+}
