@@ -29,5 +29,8 @@ export const LIMITS = {
 
 export const UPDATE_TYPES = ['message', 'callback_query'] as const;
 
+/** Part 1, rule 5: chat and user identifiers are UUID strings (any version, either case). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Where the package's documentation (its README) lives; each node links to its own section. */
 export const DOCUMENTATION_URL = 'https://github.com/n8n-nodes-service-bot/n8n-nodes-service-bot';
