@@ -14,6 +14,7 @@ import { PACKAGE_NAME } from './lib/install';
 import { DEMO_OWNER } from './lib/n8n';
 import type { Json } from './lib/n8n';
 import { waitFor } from './lib/processes';
+import { TRIGGER_SCENARIOS } from './trigger-scenarios';
 
 export interface Scenario {
 	name: string;
@@ -388,4 +389,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS];
