@@ -20,7 +20,7 @@ export class ServiceBotPollingTrigger implements INodeType {
 		version: 1,
 		subtitle: SUBTITLE,
 		description: 'Starts the workflow when the Service bot receives a message or a button click, by polling: no public URL needed',
-		documentationUrl: `${DOCUMENTATION_URL}#polling-trigger`,
+		documentationUrl: `${DOCUMENTATION_URL}#service-bot-polling-trigger`,
 		defaults: {
 			name: 'Service Bot Polling Trigger',
 		},

@@ -16,6 +16,7 @@ import { waitFor } from './lib/processes';
 import type { Scenario } from './scenarios';
 
 const WEBHOOK_TRIGGER = `${PACKAGE_NAME}.serviceBotTrigger`;
+const POLLING_TRIGGER = `${PACKAGE_NAME}.serviceBotPollingTrigger`;
 const TRIGGER_NAME = 'Bot Trigger';
 
 interface Echo {
@@ -73,6 +74,18 @@ async function createEcho(
 	return { id: String(created.id), webhookId, credentialId: String(credential.id) };
 }
 
+/** An emulator, a fresh n8n with its owner, and an echo workflow with that trigger. */
+async function setUp(
+	ctx: ScenarioContext,
+	trigger: { type: string; options?: Record<string, unknown> },
+): Promise<{ emulator: EmulatorProcess; n8n: N8n; echo: Echo }> {
+	const emulator = await ctx.emulator();
+	const n8n = await ctx.n8n();
+	await n8n.start();
+	await n8n.setupOwner();
+	return { emulator, n8n, echo: await createEcho(n8n, emulator, trigger) };
+}
+
 async function publish(n8n: N8n, workflowId: string): Promise<void> {
 	const workflow = await n8n.request('GET', `/rest/workflows/${workflowId}`);
 	const activated = await n8n.request('POST', `/rest/workflows/${workflowId}/activate`, { versionId: workflow.versionId });
@@ -102,11 +115,7 @@ async function say(emulator: EmulatorProcess, text: string, limitMs = 60_000): P
 const testThenPublish: Scenario = {
 	name: 'webhook trigger: listening for a test event, then publishing, works; the test ending leaves production answering',
 	async run(ctx: ScenarioContext) {
-		const emulator = await ctx.emulator();
-		const n8n = await ctx.n8n();
-		await n8n.start();
-		await n8n.setupOwner();
-		const echo = await createEcho(n8n, emulator, { type: WEBHOOK_TRIGGER });
+		const { emulator, n8n, echo } = await setUp(ctx, { type: WEBHOOK_TRIGGER });
 		const testUrl = `${n8n.baseUrl}/webhook-test/${echo.webhookId}/webhook`;
 		const productionUrl = `${n8n.baseUrl}/webhook/${echo.webhookId}/webhook`;
 
@@ -139,11 +148,7 @@ const testThenPublish: Scenario = {
 const takeOverWhilePublished: Scenario = {
 	name: 'webhook trigger: a test with take-over while published hands the webhook back; the published workflow answers again',
 	async run(ctx: ScenarioContext) {
-		const emulator = await ctx.emulator();
-		const n8n = await ctx.n8n();
-		await n8n.start();
-		await n8n.setupOwner();
-		const echo = await createEcho(n8n, emulator, { type: WEBHOOK_TRIGGER, options: { takeOverExistingWebhook: true, maxConnections: 5 } });
+		const { emulator, n8n, echo } = await setUp(ctx, { type: WEBHOOK_TRIGGER, options: { takeOverExistingWebhook: true, maxConnections: 5 } });
 		const testUrl = `${n8n.baseUrl}/webhook-test/${echo.webhookId}/webhook`;
 		const productionUrl = `${n8n.baseUrl}/webhook/${echo.webhookId}/webhook`;
 
@@ -181,4 +186,70 @@ const takeOverWhilePublished: Scenario = {
 	},
 };
 
-export const TRIGGER_SCENARIOS: Scenario[] = [testThenPublish, takeOverWhilePublished];
+/** Updates the service holds for the demo bot (not yet acknowledged). */
+async function pendingUpdates(emulator: EmulatorProcess): Promise<Json[]> {
+	const response = await fetch(`${emulator.baseUrl}/_emulator/updates?token=${encodeURIComponent(emulator.demo.token)}`);
+	return (await response.json()) as Json[];
+}
+
+const pollingAcrossRestarts: Scenario = {
+	name: 'polling trigger: a published workflow answers; messages sent while n8n is stopped are answered once after it starts again',
+	async run(ctx: ScenarioContext) {
+		const { emulator, n8n, echo } = await setUp(ctx, { type: POLLING_TRIGGER });
+		await publish(n8n, echo.id);
+		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
+		assert.equal(await say(emulator, 'hello'), 'You said: hello (production)');
+		ctx.log('published: the polling trigger answers a message');
+
+		await n8n.stop();
+		const whileStopped = ['one', 'two', 'three', 'four', 'five'];
+		for (const text of whileStopped) await emulator.userSends(text);
+		assert.equal((await pendingUpdates(emulator)).length, whileStopped.length, 'the service holds the messages sent while n8n is stopped');
+		ctx.log(`n8n stopped; ${whileStopped.length} messages sent meanwhile wait at the service`);
+
+		await n8n.start();
+		await n8n.login();
+		for (const text of whileStopped) await waitFor(`the echo of "${text}"`, async () => botTexts(await emulator.history()).includes(`You said: ${text} (production)`) || undefined);
+		// A last message: once it is answered, anything answered twice would be there too.
+		assert.equal(await say(emulator, 'last'), 'You said: last (production)');
+		const answers = botTexts(await emulator.history());
+		assert.deepEqual(
+			answers,
+			['hello', ...whileStopped, 'last'].map((text) => `You said: ${text} (production)`),
+			'every message answered once, in order',
+		);
+		assert.equal(await emulator.webhook(), null, 'the bot never had a webhook');
+		assert.equal((await emulator.calls('setWebhook')).length, 0);
+		const executions = await n8n.executions(echo.id);
+		assert.equal(executions.length, whileStopped.length + 2, 'one execution per message');
+		ctx.log(`restarted: the ${whileStopped.length} messages were answered once each, in order (${executions.length} executions); the bot never had a webhook`);
+	},
+};
+
+const pollingTest: Scenario = {
+	name: 'polling trigger: Listen for Test Event shows the next message without acknowledging it; publishing then answers it',
+	async run(ctx: ScenarioContext) {
+		const { emulator, n8n, echo } = await setUp(ctx, { type: POLLING_TRIGGER });
+
+		const started = await n8n.request('POST', `/rest/workflows/${echo.id}/run`, { triggerToStartFrom: { name: TRIGGER_NAME } });
+		assert.ok(started.executionId, `a manual execution waits for the trigger: ${JSON.stringify(started)}`);
+		await waitFor('the test to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined));
+		assert.equal(await say(emulator, 'in the editor'), 'You said: in the editor (test)');
+		const pending = await pendingUpdates(emulator);
+		assert.deepEqual(pending.map((update: Json) => update.message?.text), ['in the editor'], 'the test did not acknowledge the update');
+		for (const call of await emulator.calls('getUpdates')) {
+			assert.equal(call.body.offset, undefined, 'a test sends no offset');
+			assert.equal(call.body.allowed_updates, undefined, 'a test leaves the bot\'s update types alone');
+		}
+		ctx.log('the test execution showed the message; the service still holds it');
+
+		await publish(n8n, echo.id);
+		await waitFor('the published workflow to answer the same message', async () =>
+			botTexts(await emulator.history()).includes('You said: in the editor (production)') || undefined,
+		);
+		assert.deepEqual(await pendingUpdates(emulator), []);
+		ctx.log('published: the poller picked up the message the test had shown, and acknowledged it');
+	},
+};
+
+export const TRIGGER_SCENARIOS: Scenario[] = [testThenPublish, takeOverWhilePublished, pollingAcrossRestarts, pollingTest];

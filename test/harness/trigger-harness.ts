@@ -102,6 +102,8 @@ export interface RunningTrigger {
 }
 
 export interface StartTriggerOptions {
+	/** Called at every emit that happens (after static data is saved), e.g. to time execution starts. */
+	onEmit?: (data: INodeExecutionData[][]) => void;
 	/**
 	 * n8n dies at the n-th emit (1-based): 'before' — the emit never happens and nothing more is saved;
 	 * 'after' — the emit is recorded and static data saved, then nothing more. The trigger is then
@@ -123,6 +125,7 @@ export interface TriggerHarness {
 	/** The test ('manual') webhook URL. */
 	readonly testWebhookUrl: string;
 	readonly staticData: IDataObject;
+	readonly workflowId: string;
 	readonly node: INode;
 	checkExists(mode?: HookMode): Promise<boolean>;
 	create(mode?: HookMode): Promise<boolean>;
@@ -323,6 +326,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		webhookUrl,
 		testWebhookUrl,
 		staticData: store,
+		workflowId,
 		node,
 		async checkExists(mode = 'trigger') {
 			return mode === 'manual'
@@ -449,6 +453,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				// n8n: `void saveStaticData(workflow)`, then the execution starts.
 				saveStaticData(workflow);
 				emitted.push(data);
+				startOptions.onEmit?.(data);
 				settle();
 				if (dieAt?.emit === emits && dieAt.when === 'after') die();
 			};

@@ -49,6 +49,21 @@ export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): 
 	return createTriggerHarness(harnessOptions);
 }
 
+/**
+ * The same Service Bot Polling Trigger in a new n8n process: the node's modules loaded afresh
+ * (nothing in memory), the same workflow, node and saved static data.
+ */
+export async function inNewProcess(emu: Emulator, harness: TriggerHarness): Promise<TriggerHarness> {
+	type PollingModule = typeof import('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node');
+	let fresh: PollingModule['ServiceBotPollingTrigger'] | undefined;
+	jest.isolateModules(() => {
+		fresh = jest.requireActual<PollingModule>('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node').ServiceBotPollingTrigger;
+	});
+	if (!fresh) throw new Error('module not loaded');
+	const { node, staticData, workflowId } = harness;
+	return await makeHarness(emu, { nodeType: new fresh(), parameters: node.parameters, workflowId, nodeId: node.id, webhookId: node.webhookId, staticData });
+}
+
 export interface LiveTrigger {
 	harness: TriggerHarness;
 	server: WebhookServer;

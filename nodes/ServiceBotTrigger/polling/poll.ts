@@ -36,6 +36,7 @@ import { deliveryKey, fingerprint, identityOf, keyed, runOf } from '../identity'
 import type { PollingOptions } from '../settings';
 import { readDeliverySettings, readPollingOptions, requireToken, selectedTypes } from '../settings';
 import { displayUrl } from '../webhook/urls';
+import { webhookInfo } from '../webhookInfo';
 
 /** How the loop waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
 export const POLL_TIMING = {
@@ -114,8 +115,7 @@ function pollerConflict(ctx: ITriggerFunctions, test: boolean): NodeOperationErr
 
 /** The bot's webhook URL ('' when none). */
 async function currentWebhook(ctx: ITriggerFunctions, signal?: AbortSignal): Promise<string> {
-	const info = (await callMethod<IDataObject | null>(ctx, 'getWebhookInfo', {}, { idempotent: true, abortSignal: signal })) ?? {};
-	return typeof info.url === 'string' ? info.url : '';
+	return (await webhookInfo(ctx, signal)).url ?? '';
 }
 
 /** Activation: a bot with a webhook cannot be polled; remove it only when the user said so. */
@@ -141,6 +141,7 @@ class Poller {
 	private readonly name: string;
 	/** One-way key of the bot token, stored with the offset. */
 	private readonly botKey: string;
+	private readonly allowedUpdates: string[];
 
 	constructor(
 		private readonly ctx: ITriggerFunctions,
@@ -149,6 +150,7 @@ class Poller {
 		private readonly token: string,
 	) {
 		this.botKey = fingerprint('polling-offset', keyed(token, 'bot:v1', []));
+		this.allowedUpdates = selectedTypes(ctx).allowedUpdates;
 		this.test = runOf(ctx) === 'test';
 		this.name = `Service Bot Polling Trigger "${ctx.getNode().name}"`;
 	}
@@ -175,15 +177,20 @@ class Poller {
 		this.ctx.emitError(error);
 	}
 
+	/** The node's static data, which holds the duplicate window and the offset. */
+	private get staticData(): IDataObject {
+		return this.environment.window.staticData;
+	}
+
 	private storedOffset(): number | undefined {
 		if (this.test) return undefined;
-		const stored = this.environment.window.staticData[OFFSET_KEY] as Partial<StoredOffset> | undefined;
+		const stored = this.staticData[OFFSET_KEY] as Partial<StoredOffset> | undefined;
 		return stored?.bot === this.botKey && typeof stored.offset === 'number' ? stored.offset : undefined;
 	}
 
 	private storeOffset(offset: number): void {
 		const stored: StoredOffset = { bot: this.botKey, offset };
-		this.environment.window.staticData[OFFSET_KEY] = stored as unknown as IDataObject;
+		this.staticData[OFFSET_KEY] = stored as unknown as IDataObject;
 	}
 
 	private request(offset: number | undefined): IDataObject {
@@ -191,7 +198,7 @@ class Poller {
 		if (offset !== undefined) body.offset = offset;
 		// A test leaves the bot's persistent update types alone: narrowing them would make the service
 		// drop updates a published poller of the same bot is waiting for.
-		if (!this.test) body.allowed_updates = selectedTypes(this.ctx).allowedUpdates;
+		if (!this.test) body.allowed_updates = this.allowedUpdates;
 		return body;
 	}
 
@@ -241,8 +248,9 @@ class Poller {
 			if (updates.length === 0) {
 				// An empty answer long before the long poll's end: no long poll happened (timeout 0, or a
 				// service that answers "nothing" while a webhook is set). Never spin.
-				if (Date.now() - asked < (this.options.longPollTimeout * 1000) / 2) {
-					if (this.options.longPollTimeout > 0) {
+				const timeout = this.options.longPollTimeout;
+				if (timeout === 0 || Date.now() - asked < (timeout * 1000) / 2) {
+					if (timeout > 0) {
 						const webhook = await currentWebhook(this.ctx, this.signal).catch(() => '');
 						if (webhook !== '') return this.report(webhookConflict(this.ctx, displayUrl(webhook, this.token)));
 					}

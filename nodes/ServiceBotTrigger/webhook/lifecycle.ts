@@ -14,13 +14,13 @@
  */
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { z } from 'zod/v4';
 
 import { callMethod } from '../../shared/transport';
 import type { Run, TriggerIdentity } from '../identity';
 import { fingerprint, identityOf, runOf } from '../identity';
 import type { WebhookOptions } from '../settings';
 import { readDeliverySettings, readWebhookOptions, requireToken, selectedTypes, serviceBaseUrl } from '../settings';
+import { webhookInfo } from '../webhookInfo';
 import { deriveSecret } from './secret';
 import { displayUrl, ownershipOf, sameUrl, webhookUrlProblem } from './urls';
 
@@ -48,18 +48,6 @@ const unpublishedDuringTest = new Set<string>();
 
 function testKey(identity: TriggerIdentity): string {
 	return fingerprint('test-hand-back', identity.workflowId, identity.nodeId);
-}
-
-const WebhookInfo = z.looseObject({
-	url: z.string().optional().catch(undefined),
-	allowed_updates: z.array(z.string()).optional().catch(undefined),
-	max_connections: z.int().optional().catch(undefined),
-});
-type WebhookInfo = z.infer<typeof WebhookInfo>;
-
-async function webhookInfo(ctx: IHookFunctions): Promise<WebhookInfo> {
-	const info = WebhookInfo.safeParse(await callMethod(ctx, 'getWebhookInfo', {}, { idempotent: true }));
-	return info.success ? info.data : {};
 }
 
 /** The URL n8n registers for this node: the test URL during a test in the editor. */
