@@ -212,17 +212,18 @@ const pollingAcrossRestarts: Scenario = {
 		for (const text of whileStopped) await waitFor(`the echo of "${text}"`, async () => botTexts(await emulator.history()).includes(`You said: ${text} (production)`) || undefined);
 		// A last message: once it is answered, anything answered twice would be there too.
 		assert.equal(await say(emulator, 'last'), 'You said: last (production)');
+		// Executions start in update order, and n8n runs them concurrently: the answers may interleave.
 		const answers = botTexts(await emulator.history());
 		assert.deepEqual(
-			answers,
-			['hello', ...whileStopped, 'last'].map((text) => `You said: ${text} (production)`),
-			'every message answered once, in order',
+			[...answers].sort(),
+			['hello', ...whileStopped, 'last'].map((text) => `You said: ${text} (production)`).sort(),
+			'every message answered once',
 		);
 		assert.equal(await emulator.webhook(), null, 'the bot never had a webhook');
 		assert.equal((await emulator.calls('setWebhook')).length, 0);
 		const executions = await n8n.executions(echo.id);
 		assert.equal(executions.length, whileStopped.length + 2, 'one execution per message');
-		ctx.log(`restarted: the ${whileStopped.length} messages were answered once each, in order (${executions.length} executions); the bot never had a webhook`);
+		ctx.log(`restarted: the ${whileStopped.length} messages were answered once each (${executions.length} executions); the bot never had a webhook`);
 	},
 };
 
