@@ -228,7 +228,7 @@ const pollingAcrossRestarts: Scenario = {
 };
 
 const pollingTest: Scenario = {
-	name: 'polling trigger: Listen for Test Event shows the next message without acknowledging it; publishing then answers it',
+	name: 'polling trigger: a test in the editor shows the next message without acknowledging it; publishing then answers it',
 	async run(ctx: ScenarioContext) {
 		const { emulator, n8n, echo } = await setUp(ctx, { type: POLLING_TRIGGER });
 
