@@ -29,7 +29,7 @@ export const LIMITS = {
 
 export const UPDATE_TYPES = ['message', 'callback_query'] as const;
 
-/** Part 1.5: chat and user identifiers are UUID strings (the textual 8-4-4-4-12 form, in either case). */
+/** Part 1, rule 5: chat and user identifiers are UUID strings (any version, either case). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Where the package's documentation (its README) lives; each node links to its own section. */

@@ -15,6 +15,7 @@ import { PACKAGE_NAME } from './lib/install';
 import { DEMO_OWNER } from './lib/n8n';
 import type { Json } from './lib/n8n';
 import { waitFor } from './lib/processes';
+import { TRIGGER_SCENARIOS } from './trigger-scenarios';
 
 export interface Scenario {
 	name: string;
@@ -324,7 +325,7 @@ const screenshots: Scenario = {
 				workflow: workflowIds.demoBot,
 				node: 'Service Bot Trigger',
 				file: 'service-bot-trigger.png',
-				expected: [DEMO_CREDENTIAL_NAME, 'A bot has only one webhook', 'Trigger On', 'Message', 'Callback Query', 'Options', 'Add Handy Fields'],
+				expected: [DEMO_CREDENTIAL_NAME, 'A bot has one webhook', 'Trigger On', 'Message', 'Callback Query', 'Options', 'Add Handy Fields'],
 			},
 			{
 				workflow: workflowIds.sendKeyboard,
@@ -389,4 +390,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...ACTION_SCENARIOS];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS];

@@ -587,10 +587,11 @@ async function getUpdates(ctx: MethodContext): Promise<unknown> {
 	} else if (offset !== undefined && offset < 0) {
 		bot.pending = bot.pending.slice(Math.max(0, bot.pending.length + offset));
 	}
+	// Telegram: any getUpdates, answered at once or held, terminates one that is waiting.
+	bot.poller?.wake('conflict-poll');
 	const ready = selectUpdates(ctx, limit);
 	if (ready.length > 0 || timeout === 0) return ready;
 	// long poll
-	bot.poller?.wake('conflict-poll');
 	const waitMs = Math.min(timeout * 1000, ctx.longPollMaxMs ?? Number.POSITIVE_INFINITY);
 	return new Promise((resolve, reject) => {
 		const finish = (): void => {

@@ -197,6 +197,15 @@ describe('long polling', () => {
 		expect((await second).map((u) => u.message?.text)).toEqual(['for the second']);
 	});
 
+	it('a getUpdates answered at once (timeout 0) also terminates a waiting one with 409', async () => {
+		const first = call(emu, 'getUpdates', { timeout: 5 });
+		await sleep(50);
+		expect(await getUpdates({ timeout: 0 })).toEqual([]);
+		const r1 = await first;
+		expect(r1.status).toBe(409);
+		expect(r1.body.description).toMatch(/terminated by other getUpdates request/);
+	});
+
 	it('setWebhook ends a waiting getUpdates with 409 and getUpdates conflicts while the webhook is set', async () => {
 		const waiting = call(emu, 'getUpdates', { timeout: 5 });
 		await sleep(50);

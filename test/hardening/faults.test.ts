@@ -421,7 +421,7 @@ describe('fault injection (the whole describe is captured and scanned)', () => {
 				(error: unknown) => error as Error & { description?: string },
 			);
 			seen.push(...textsOf(refused));
-			expect(refused?.message).toMatch(/^The bot's webhook already points to another URL: http:\/\/127\.0\.0\.1:9\/hook\/\*\*\*\/x\?…$/);
+			expect(refused?.message).toMatch(/^The bot's webhook belongs to someone else: it delivers to http:\/\/127\.0\.0\.1:9\/hook\/\*\*\*\/x\?…\. /);
 			const takeOver = await makeHarness(emu, {
 				token: TOKEN,
 				parameters: { updates: ['*'], options: { takeOverExistingWebhook: true } },

@@ -16,7 +16,6 @@ import type { IDataObject } from 'n8n-workflow';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 
-import { deriveSecret } from '../../nodes/ServiceBotTrigger/secret';
 import type { Emulator } from '../emulator';
 import { startWebhookServer, type TriggerHarness, type WebhookReceipt, type WebhookRequest } from '../harness';
 import { makeHarness, messageUpdate, startTestEmulator } from '../serviceBotTrigger/helpers';
@@ -194,22 +193,31 @@ interface Trigger {
 	otherBotSecret: string;
 }
 
+/** The secret a registration leaves at the service (read from the emulator, not computed here). */
+async function registeredSecret(harness: TriggerHarness, mode: 'trigger' | 'manual', token = emu.demo.token): Promise<string> {
+	await harness.activate(mode);
+	const secret = emu.webhookOf(token)?.secretToken;
+	await harness.delete(mode);
+	if (!secret) throw new Error('the registration set no secret');
+	return secret;
+}
+
+let otherBots = 0;
+
 async function activeTrigger(): Promise<Trigger> {
 	const ids = { workflowId: `wf-${randomUUID()}`, nodeId: randomUUID(), webhookId: randomUUID() };
 	const harness = await makeHarness(emu, ids);
+	// The secrets a neighbour of this trigger has: they must not open this trigger's door.
+	const testSecret = await registeredSecret(harness, 'manual');
+	const otherWorkflowSecret = await registeredSecret(await makeHarness(emu, { ...ids, workflowId: `wf-${randomUUID()}` }), 'trigger');
+	const otherToken = `7000000${String(++otherBots).padStart(3, '0')}:fuzz-${randomUUID()}`;
+	emu.addBot({ token: otherToken });
+	const otherBotSecret = await registeredSecret(await makeHarness(emu, { ...ids, token: otherToken }), 'trigger', otherToken);
 	await harness.activate();
 	const secret = emu.webhookOf()?.secretToken;
 	if (!secret) throw new Error('activation set no secret');
-	const identity = { ...ids, url: harness.webhookUrl };
-	// The secrets a neighbour of this trigger has: they must not open this trigger's door.
-	expect(deriveSecret(emu.demo.token, identity)).toBe(secret);
-	return {
-		harness,
-		secret,
-		testSecret: deriveSecret(emu.demo.token, { ...identity, url: harness.testWebhookUrl }),
-		otherWorkflowSecret: deriveSecret(emu.demo.token, { ...identity, workflowId: `wf-${randomUUID()}` }),
-		otherBotSecret: deriveSecret('7000000099:another-bot', identity),
-	};
+	expect(new Set([secret, testSecret, otherWorkflowSecret, otherBotSecret]).size).toBe(4);
+	return { harness, secret, testSecret, otherWorkflowSecret, otherBotSecret };
 }
 
 function secretHeaders(recipe: SecretRecipe, trigger: Trigger): Record<string, string> {

@@ -6,7 +6,9 @@
  * - the trigger never deletes a webhook it does not own (a foreign webhook is untouched, and no
  *   deleteWebhook call is made for it), and neither does the other workflow's trigger;
  * - a successful deactivation never leaves the trigger's own webhook behind;
- * - activation takes a foreign webhook only when "Take Over Existing Webhook" is on.
+ * - activation takes a foreign webhook only when "Take Over Existing Webhook" is on;
+ * - a test in the editor while production is active either is refused and leaves production alone,
+ *   or (with take-over) holds the webhook and, when it ends, hands it back exactly as it was.
  * The cycle plan is generated (fast-check), so a failure shrinks to a short sequence of cycles.
  */
 import fc from 'fast-check';
@@ -47,7 +49,7 @@ interface Cycle {
 	/** Set while the trigger is active. */
 	during: Foreign | 'removedBySomeone';
 	/** While production is active, the user clicks "listen for test event" (test mode registration). */
-	testWhileActive: boolean;
+	testWhileActive: 'no' | 'refused' | 'takeOver';
 	/** Whether a foreign webhook present at the end of the cycle is left for the next one. */
 	foreignStays: boolean;
 	/** n8n lost the node's static data (e.g. restored from a backup). */
@@ -59,7 +61,7 @@ const cycleArb: fc.Arbitrary<Cycle> = fc.record({
 	takeOver: fc.boolean(),
 	before: fc.constantFrom<Foreign>('none', 'none', 'system', 'otherWorkflow'),
 	during: fc.constantFrom<Cycle['during']>('none', 'none', 'none', 'system', 'otherWorkflow', 'removedBySomeone'),
-	testWhileActive: fc.boolean(),
+	testWhileActive: fc.constantFrom<Cycle['testWhileActive']>('no', 'no', 'refused', 'takeOver'),
 	foreignStays: fc.boolean(),
 	staticDataLost: fc.integer({ min: 0, max: 9 }).map((value) => value === 0),
 });
@@ -71,7 +73,7 @@ interface World {
 	ids: { workflowId: string; nodeId: string; webhookId: string };
 	staticData: IDataObject;
 	other: TriggerHarness;
-	counters: { activations: number; refused: number; tookOver: number; deletedOwn: number; leftForeign: number };
+	counters: { activations: number; refused: number; tookOver: number; deletedOwn: number; leftForeign: number; handedBack: number };
 }
 
 async function ours(world: World, cycle: Pick<Cycle, 'takeOver' | 'staticDataLost'>): Promise<TriggerHarness> {
@@ -124,7 +126,7 @@ async function runCycle(world: World, cycle: Cycle, index: number): Promise<void
 	);
 	world.counters.activations++;
 	if (foreignBefore && !cycle.takeOver) {
-		expect(activation?.message).toMatch(/^The bot's webhook already points to another URL/);
+		expect(activation?.message).toMatch(/^The bot's webhook belongs to someone else/);
 		expect(snapshot()).toEqual(before);
 		world.counters.refused++;
 	} else {
@@ -133,14 +135,29 @@ async function runCycle(world: World, cycle: Cycle, index: number): Promise<void
 		if (foreignBefore) world.counters.tookOver++;
 	}
 
-	if (activation === undefined && cycle.mode === 'trigger' && cycle.testWhileActive) {
+	if (activation === undefined && cycle.mode === 'trigger' && cycle.testWhileActive === 'refused') {
 		// The editor's test registration while production is active: refused (no take-over), and
-		// removing the test registration leaves production alone.
+		// removing the test registration (n8n cleans up with delete) leaves production alone.
 		const test = await ours(world, { takeOver: false, staticDataLost: false });
 		const production = snapshot();
-		await expect(test.activate('manual')).rejects.toThrow(/production URL of this trigger|already points to another URL/);
+		await expect(test.activate('manual')).rejects.toThrow(/^This workflow is published and its trigger owns the bot's webhook/);
 		await guarded(test.testWebhookUrl, async () => await test.delete('manual'));
 		expect(snapshot()).toEqual(production);
+	}
+	if (activation === undefined && cycle.mode === 'trigger' && cycle.testWhileActive === 'takeOver') {
+		// With take-over the test holds the webhook, and hands it back when it ends, as it was.
+		const test = await ours(world, { takeOver: true, staticDataLost: false });
+		const production = snapshot();
+		await test.activate('manual');
+		expect(snapshot()?.url).toBe(test.testWebhookUrl);
+		expect(await test.delete('manual')).toBe(true);
+		expect(snapshot()).toMatchObject({
+			url: production?.url,
+			secretToken: production?.secretToken,
+			allowedUpdates: production?.allowedUpdates,
+			maxConnections: production?.maxConnections,
+		});
+		world.counters.handedBack++;
 	}
 
 	// While active.
@@ -180,7 +197,7 @@ async function runCycle(world: World, cycle: Cycle, index: number): Promise<void
 
 describe(`${CYCLES} activate/deactivate cycles with foreign webhooks in between`, () => {
 	it('never deletes a webhook it does not own, never leaves its own behind', async () => {
-		const totals = { activations: 0, refused: 0, tookOver: 0, deletedOwn: 0, leftForeign: 0 };
+		const totals = { activations: 0, refused: 0, tookOver: 0, deletedOwn: 0, leftForeign: 0, handedBack: 0 };
 		await fc.assert(
 			fc.asyncProperty(fc.array(cycleArb, { minLength: CYCLES, maxLength: CYCLES }), async (cycles) => {
 				await api(emu, 'deleteWebhook');
@@ -191,7 +208,7 @@ describe(`${CYCLES} activate/deactivate cycles with foreign webhooks in between`
 						webhookBaseUrl: BASE,
 						parameters: { updates: ['*'], options: { takeOverExistingWebhook: true } },
 					}),
-					counters: { activations: 0, refused: 0, tookOver: 0, deletedOwn: 0, leftForeign: 0 },
+					counters: { activations: 0, refused: 0, tookOver: 0, deletedOwn: 0, leftForeign: 0, handedBack: 0 },
 				};
 				for (let index = 0; index < cycles.length; index++) {
 					try {
@@ -207,6 +224,7 @@ describe(`${CYCLES} activate/deactivate cycles with foreign webhooks in between`
 				expect(world.counters.tookOver).toBeGreaterThan(0);
 				expect(world.counters.deletedOwn).toBeGreaterThan(0);
 				expect(world.counters.leftForeign).toBeGreaterThan(0);
+				expect(world.counters.handedBack).toBeGreaterThan(0);
 			}),
 			// The failing cycle is named in the error; shrinking 100 cycles would outlast the timeout.
 			{ numRuns: 1, endOnFailure: true },

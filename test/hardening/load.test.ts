@@ -1,5 +1,5 @@
 /**
- * Issue 7, item 4: load without loss. The emulator pushes 1000 updates to the trigger's real HTTP
+ * Issue 7, item 4 (and issue 12, polling): load without loss. The emulator pushes 1000 updates to the trigger's real HTTP
  * webhook server (harness `startWebhookServer`, n8n-core's WebhookContext per request) with
  * max_connections 40 → 1000 executions, none lost, none duplicated.
  *
@@ -11,7 +11,9 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Emulator, Update } from '../emulator';
 import { startWebhookServer, type TriggerHarness, type WebhookServer } from '../harness';
-import { makeHarness, sendButton, startTestEmulator } from '../serviceBotTrigger/helpers';
+import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
+import type { RunningTrigger } from '../harness';
+import { inNewProcess, makeHarness, sendButton, startTestEmulator } from '../serviceBotTrigger/helpers';
 import { sleep, startCapture, type Capture } from './secrecy';
 
 const UPDATES = 1000;
@@ -137,5 +139,73 @@ describe('load', () => {
 		expect(emu.webhookOf()?.pendingUpdateCount).toBe(0);
 		summary = `load: ${UPDATES} updates, ${deliveries} deliveries (${watch.lostAcks.size} acknowledgements lost), ${executed.length} executions, peak ${watch.inFlight.peak} concurrent, ${(elapsed / 1000).toFixed(1)} s`;
 		await harness.delete();
+	}, 90_000);
+});
+
+describe('load while polling (issue 12)', () => {
+	const BURSTS = 10;
+	const PER_BURST = UPDATES / BURSTS;
+
+	it(`${UPDATES} updates in ${BURSTS} bursts, n8n dying twice (after an emit, before an emit) and broken answers: ${UPDATES} executions, 0 lost, 0 duplicated`, async () => {
+		const harness = await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), parameters: { updates: ['*'], options: {} } });
+		// Every 7th getUpdates is executed by the service, but its answer breaks on the way back.
+		let polls = 0;
+		emu.injectFault({ kind: 'reset', method: 'getUpdates', execute: true, count: 10_000, when: () => ++polls % 7 === 0 });
+		const button = await sendButton(emu, emu.demo.groupChatId, 'load');
+
+		const started = performance.now();
+		const sending = (async () => {
+			const sent: Update[] = [];
+			for (let burst = 0; burst < BURSTS; burst++) {
+				const updates = await Promise.all(
+					Array.from({ length: PER_BURST }, async (_, index) =>
+						index % 10 === 9
+							? await emu.userClicks({ chatId: emu.demo.groupChatId, userId: emu.demo.otherUserId, messageId: button, data: 'load' })
+							: await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: `burst ${burst} #${index}` }),
+					),
+				);
+				sent.push(...updates);
+				await sleep(20);
+			}
+			return sent;
+		})();
+
+		const runs: RunningTrigger[] = [];
+		const first = await harness.startTrigger({ dieAtEmit: { emit: 250, when: 'after' } });
+		runs.push(first);
+		await first.waitForEmits(250);
+		await first.close();
+		const second = await (await inNewProcess(emu, harness)).startTrigger({ dieAtEmit: { emit: 250, when: 'before' } });
+		runs.push(second);
+		await second.waitForEmits(250);
+		await second.close();
+		const third = await (await inNewProcess(emu, harness)).startTrigger();
+		runs.push(third);
+		const sent = await sending;
+		const before = runs.slice(0, 2).reduce((sum, run) => sum + run.emitted.length, 0);
+		await third.waitForEmits(UPDATES - before);
+		const elapsed = performance.now() - started;
+		await third.close();
+
+		const executed = runs.flatMap((run) => run.emitted.map((items) => {
+			expect(items[0]).toHaveLength(1);
+			return items[0][0].json as IDataObject;
+		}));
+		expect(new Set(sent.map((update) => update.update_id)).size).toBe(UPDATES);
+		expect(executed).toHaveLength(UPDATES);
+		expect(new Set(executed.map((json) => json.update_id)).size).toBe(UPDATES);
+		// In order, and exactly what the users did.
+		expect(executed.map((json) => json.update_id)).toEqual([...sent.map((update) => update.update_id)].sort((a, b) => a - b));
+		const byId = new Map(sent.map((update) => [update.update_id, update]));
+		for (const json of executed) expect(json).toEqual(byId.get(json.update_id as number));
+		expect(runs.every((run) => run.errors.length === 0)).toBe(true);
+		// One more restart: its first poll acknowledges the rest, and nothing runs again.
+		emu.clearFaults();
+		const fourth = await (await inNewProcess(emu, harness)).startTrigger();
+		while (emu.pendingUpdates().length > 0) await sleep(10);
+		await fourth.close();
+		expect(fourth.emitted).toEqual([]);
+		const broken = emu.callsTo('getUpdates').filter((call) => call.response !== null && typeof call.response === 'string').length;
+		summary += `\nload while polling: ${UPDATES} updates in ${BURSTS} bursts, ${runs.map((run) => run.emitted.length).join(' + ')} executions over 3 processes, ${emu.callsTo('getUpdates').length} getUpdates (${broken} answers broken), ${(elapsed / 1000).toFixed(1)} s`;
 	}, 90_000);
 });

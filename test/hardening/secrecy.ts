@@ -8,7 +8,7 @@
  * - `textsOf`: every text that can be read off a value (an error, its cause chain, run data…);
  * - `findLeak`: the first text that holds a form of the token.
  */
-import { ExecuteContext, HookContext, WebhookContext } from 'n8n-core';
+import { ExecuteContext, HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 import type { Logger } from 'n8n-workflow';
 import { LoggerProxy } from 'n8n-workflow';
 import { inspect } from 'node:util';
@@ -126,6 +126,7 @@ export function startCapture(): Capture {
 		jest.spyOn(ExecuteContext.prototype, 'logger', 'get').mockReturnValue(standIn),
 		jest.spyOn(HookContext.prototype, 'logger', 'get').mockReturnValue(standIn),
 		jest.spyOn(WebhookContext.prototype, 'logger', 'get').mockReturnValue(standIn),
+		jest.spyOn(TriggerContext.prototype, 'logger', 'get').mockReturnValue(standIn),
 	];
 	for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
 		spies.push(

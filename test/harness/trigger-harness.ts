@@ -14,12 +14,21 @@
  *   `{message: 'Webhook call received'}` when it starts nothing; `{message: 'Workflow was started'}`
  *   (response mode onReceived) when it starts the workflow; 500 when `webhook()` throws.
  * - Static data is saved after each call only when it changed (n8n's saveStaticData checks
- *   `__dataChanged`); every call starts from the last saved state. Test-mode registrations share the
- *   same store here (n8n keeps them in the test-webhook registration instead).
+ *   `__dataChanged`); every call starts from the last saved state.
+ * - A test registration has static data of its own, as in n8n's TestWebhooks: it starts empty at
+ *   checkExists/create ('manual'), keeps what they wrote, and test deliveries and the test's delete
+ *   start from it (deliveries do not save into it).
+ * - trigger() (long-running triggers, packages/cli/src/active-workflow-manager.ts and n8n-core's
+ *   TriggersAndPollers): production runs in a real TriggerContext with mode 'trigger' / activation
+ *   'activate' on a workflow loaded once per activation; n8n saves its static data after trigger()
+ *   returns and at every emit; emitError makes n8n remove the trigger (closeFunction). A test
+ *   ('manual') gets its emit and emitError installed after trigger() returns, then n8n calls
+ *   manualTriggerFunction and waits for the first emit; its static data is never saved.
  */
-import { HookContext, WebhookContext } from 'n8n-core';
+import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 import type {
 	IDataObject,
+	ITriggerResponse,
 	IHttpRequestMethods,
 	INode,
 	INodeExecutionData,
@@ -79,12 +88,44 @@ export interface WebhookReceipt {
 	error?: Error;
 }
 
+export interface RunningTrigger {
+	/** What each emit carried, in order (the first output's items). */
+	readonly emitted: INodeExecutionData[][][];
+	/** What emitError reported, in order. */
+	readonly errors: Error[];
+	/** Resolves when `count` emits (default: one more than now) have happened, or on emitError. */
+	waitForEmits(count?: number): Promise<void>;
+	/** n8n's deactivation (closeFunction); resolves when the trigger says it has stopped. */
+	close(): Promise<void>;
+	/** Whether close() has run (also after emitError, which makes n8n remove the trigger). */
+	readonly closed: boolean;
+}
+
+export interface StartTriggerOptions {
+	/** Called at every emit that happens (after static data is saved), e.g. to time execution starts. */
+	onEmit?: (data: INodeExecutionData[][]) => void;
+	/**
+	 * n8n dies at the n-th emit (1-based): 'before' — the emit never happens and nothing more is saved;
+	 * 'after' — the emit is recorded and static data saved, then nothing more. The trigger is then
+	 * stopped in-process (a dead process runs nothing), and a new startTrigger() is the restart.
+	 */
+	dieAtEmit?: { emit: number; when: 'before' | 'after' };
+}
+
+export interface ManualTriggerRun {
+	/** The first emit's items, or the error of emitError / of trigger() itself. */
+	readonly result: Promise<{ items?: INodeExecutionData[][]; error?: Error }>;
+	/** Stops the test (n8n calls closeFunction when the user stops listening or the run ends). */
+	close(): Promise<void>;
+}
+
 export interface TriggerHarness {
 	/** The node's production webhook URL as n8n computes it (`getNodeWebhookUrl('default')`). */
 	readonly webhookUrl: string;
 	/** The test ('manual') webhook URL. */
 	readonly testWebhookUrl: string;
 	readonly staticData: IDataObject;
+	readonly workflowId: string;
 	readonly node: INode;
 	checkExists(mode?: HookMode): Promise<boolean>;
 	create(mode?: HookMode): Promise<boolean>;
@@ -93,6 +134,10 @@ export interface TriggerHarness {
 	activate(mode?: HookMode): Promise<boolean>;
 	/** Runs `node.webhook()` in a fresh WebhookContext with a fake express req/res. */
 	receive(request: WebhookRequest): Promise<WebhookReceipt>;
+	/** n8n's production activation of a trigger() node; throws what trigger() throws. */
+	startTrigger(options?: StartTriggerOptions): Promise<RunningTrigger>;
+	/** The editor's "Listen for test event" on a trigger() node. */
+	startManualTrigger(): Promise<ManualTriggerRun>;
 }
 
 /** The subset of express's Response that nodes use; records what was sent. */
@@ -164,6 +209,8 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 	const description = nodeTypes.getByNameAndVersion(type, typeVersion).description;
 	const workflowId = options.workflowId ?? `wf-${randomUUID().slice(0, 8)}`;
 	const store: IDataObject = options.staticData ?? {};
+	/** The static data of the current test registration (n8n keeps it in the registration). */
+	let testStore: IDataObject = {};
 	const node: INode = {
 		id: options.nodeId ?? randomUUID(),
 		name: description.defaults.name ?? description.displayName,
@@ -174,10 +221,10 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		credentials: { serviceBotApi: TEST_CREDENTIAL_REF },
 		webhookId: options.webhookId ?? randomUUID(),
 	};
-	const webhookDescription = defaultWebhook(description.webhooks, type);
+	const webhookDescription = (): IWebhookDescription => defaultWebhook(description.webhooks, type);
 
 	/** A workflow as a fresh process loads it: static data from the store, nothing shared in memory. */
-	function loadWorkflow(): Workflow {
+	function loadWorkflow(from: IDataObject = store): Workflow {
 		return new Workflow({
 			id: workflowId,
 			name: 'Trigger harness workflow',
@@ -185,16 +232,18 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			connections: {},
 			active: true,
 			nodeTypes,
-			staticData: cloneJson(store),
+			staticData: cloneJson(from),
 			settings: { executionOrder: 'v1' },
 		});
 	}
 
-	function saveStaticData(workflow: Workflow): void {
+	function saveStaticData(workflow: Workflow, into: IDataObject = store): void {
 		if (workflow.staticData.__dataChanged !== true) return;
 		const saved = cloneJson(workflow.staticData);
-		for (const key of Object.keys(store)) delete store[key];
-		Object.assign(store, saved);
+		delete saved.__dataChanged;
+		for (const key of Object.keys(into)) delete into[key];
+		Object.assign(into, saved);
+		workflow.staticData.__dataChanged = false;
 	}
 
 	function webhookData(
@@ -202,12 +251,13 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		additionalData: IWorkflowExecuteAdditionalData,
 		isTest: boolean,
 	): IWebhookData {
-		const path = String(workflow.expression.getSimpleParameterValue(node, webhookDescription.path, 'internal', {}));
+		const description = webhookDescription();
+		const path = String(workflow.expression.getSimpleParameterValue(node, description.path, 'internal', {}));
 		return {
-			httpMethod: String(webhookDescription.httpMethod) as IHttpRequestMethods,
+			httpMethod: String(description.httpMethod) as IHttpRequestMethods,
 			node: node.name,
 			path: `${node.webhookId}/${path.replace(/^\/+|\/+$/g, '')}`,
-			webhookDescription: webhookDescription,
+			webhookDescription: description,
 			workflowId,
 			workflowExecuteAdditionalData: additionalData,
 			webhookId: node.webhookId,
@@ -223,7 +273,10 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 	): Promise<boolean> {
 		const fn = options.nodeType.webhookMethods?.default?.[method];
 		if (!fn) throw new Error(`Test harness: ${type} has no webhookMethods.default.${method}`);
-		const workflow = loadWorkflow();
+		// A test registration starts with empty static data and keeps what its hooks write.
+		if (isTest && method !== 'delete') testStore = {};
+		const from = isTest ? testStore : store;
+		const workflow = loadWorkflow(from);
 		const additionalData = createAdditionalData({ credentials: options.credentials, webhookBaseUrl: options.webhookBaseUrl });
 		const workflowNode = workflow.getNode(node.name)!;
 		const context = new HookContext(
@@ -237,7 +290,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		try {
 			return (await fn.call(context)) as boolean;
 		} finally {
-			saveStaticData(workflow);
+			saveStaticData(workflow, from);
 		}
 	}
 
@@ -259,13 +312,21 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		return url;
 	}
 
-	const webhookUrl = urlFor('trigger');
-	const testWebhookUrl = urlFor('manual');
+	const hasWebhooks = description.webhooks !== undefined;
+	const webhookUrl = hasWebhooks ? urlFor('trigger') : '';
+	const testWebhookUrl = hasWebhooks ? urlFor('manual') : '';
+
+	function triggerFn(): NonNullable<INodeType['trigger']> {
+		const trigger = options.nodeType.trigger;
+		if (!trigger) throw new Error(`Test harness: ${type} has no trigger()`);
+		return trigger;
+	}
 
 	const harness: TriggerHarness = {
 		webhookUrl,
 		testWebhookUrl,
 		staticData: store,
+		workflowId,
 		node,
 		async checkExists(mode = 'trigger') {
 			return mode === 'manual'
@@ -315,7 +376,8 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			};
 			const res = new FakeResponse();
 
-			const workflow = loadWorkflow();
+			// n8n runs a test delivery on the test registration's static data and does not save it.
+			const workflow = loadWorkflow(isTest ? testStore : store);
 			const additionalData = createAdditionalData({ credentials: options.credentials, webhookBaseUrl: options.webhookBaseUrl });
 			additionalData.httpRequest = req as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
 			additionalData.httpResponse = res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
@@ -351,8 +413,101 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					error: error as Error,
 				};
 			} finally {
-				saveStaticData(workflow);
+				if (!isTest) saveStaticData(workflow);
 			}
+		},
+		async startTrigger(startOptions = {}) {
+			const workflow = loadWorkflow();
+			const additionalData = createAdditionalData({ credentials: options.credentials, webhookBaseUrl: options.webhookBaseUrl });
+			const emitted: INodeExecutionData[][][] = [];
+			const errors: Error[] = [];
+			const waiters: Array<{ count: number; resolve: () => void }> = [];
+			let dead = false;
+			let emits = 0;
+			/** What trigger() returned (set once it has returned). */
+			const started: { response?: ITriggerResponse } = {};
+			let closing: Promise<void> | undefined;
+			const settle = (): void => {
+				for (const waiter of waiters.splice(0)) {
+					if (emitted.length >= waiter.count || errors.length > 0 || dead) waiter.resolve();
+					else waiters.push(waiter);
+				}
+			};
+			const close = async (): Promise<void> => {
+				closing ??= (async () => {
+					await started.response?.closeFunction?.();
+				})();
+				await closing;
+				settle();
+			};
+			const die = (): void => {
+				dead = true;
+				// A dead process runs nothing: stop the trigger in-process, without saving anything.
+				void close();
+			};
+			const emit = (data: INodeExecutionData[][]): void => {
+				if (dead) return;
+				emits++;
+				const dieAt = startOptions.dieAtEmit;
+				if (dieAt?.emit === emits && dieAt.when === 'before') return die();
+				// n8n: `void saveStaticData(workflow)`, then the execution starts.
+				saveStaticData(workflow);
+				emitted.push(data);
+				startOptions.onEmit?.(data);
+				settle();
+				if (dieAt?.emit === emits && dieAt.when === 'after') die();
+			};
+			const emitError = (error: Error): void => {
+				if (dead) return;
+				errors.push(error);
+				settle();
+				// n8n removes a failed trigger (and queues a new activation with backoff).
+				void close();
+			};
+			const context = new TriggerContext(workflow, workflow.getNode(node.name)!, additionalData, 'trigger', 'activate', emit, emitError);
+			started.response = await triggerFn().call(context);
+			saveStaticData(workflow);
+			return {
+				emitted,
+				errors,
+				get closed() {
+					return closing !== undefined;
+				},
+				waitForEmits: async (count = emitted.length + 1) =>
+					await new Promise<void>((resolve) => {
+						waiters.push({ count, resolve });
+						settle();
+					}),
+				close,
+			};
+		},
+		async startManualTrigger() {
+			// n8n's manual execution: the workflow's static data, never saved afterwards.
+			const workflow = loadWorkflow();
+			const additionalData = createAdditionalData({ credentials: options.credentials, webhookBaseUrl: options.webhookBaseUrl });
+			const context = new TriggerContext(workflow, workflow.getNode(node.name)!, additionalData, 'manual', 'manual');
+			let response: ITriggerResponse | undefined;
+			const result = (async (): Promise<{ items?: INodeExecutionData[][]; error?: Error }> => {
+				try {
+					response = await triggerFn().call(context);
+				} catch (error) {
+					return { error: error as Error };
+				}
+				const first = new Promise<{ items?: INodeExecutionData[][]; error?: Error }>((resolve) => {
+					// n8n's TriggersAndPollers installs the test's emit and emitError the same way.
+					const installed = context as unknown as { emit: (data: INodeExecutionData[][]) => void; emitError: (error: Error) => void };
+					installed.emit = (data) => resolve({ items: data });
+					installed.emitError = (error) => resolve({ error });
+				});
+				await response?.manualTriggerFunction?.();
+				return await first;
+			})();
+			return {
+				result,
+				close: async () => {
+					await response?.closeFunction?.();
+				},
+			};
 		},
 	};
 	return harness;

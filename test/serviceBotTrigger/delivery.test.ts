@@ -3,9 +3,13 @@
  * header and start the workflow; a wrong, missing or same-length-but-different secret gets 403 and
  * starts nothing.
  */
+import { WebhookContext } from 'n8n-core';
+import { createHmac, randomUUID } from 'node:crypto';
+
 import type { Emulator } from '../emulator';
 import {
 	SECRET_HEADER,
+	SECRET_PATTERN,
 	api,
 	liveTrigger,
 	makeHarness,
@@ -189,6 +193,99 @@ describe('secret check in webhook()', () => {
 			const receipt = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: payload });
 			expect(receipt.status).toBe(200);
 			expect(receipt.workflowData).toBeUndefined();
+		}
+	});
+});
+
+describe('secret derivation independent of URLs (issue 10, point 10)', () => {
+	const ids = (): { workflowId: string; webhookId: string; nodeId: string } => ({
+		workflowId: `wf-${randomUUID()}`,
+		webhookId: randomUUID(),
+		nodeId: randomUUID(),
+	});
+
+	/** The secret version 0.1.0 registered, written out from its derivation (HMAC-SHA256 over the identity and the URL). */
+	function secretOf010(token: string, id: ReturnType<typeof ids>, url: string): string {
+		const message = JSON.stringify(['n8n-nodes-service-bot:webhook-secret:v1', id.workflowId, id.nodeId, id.webhookId, url]);
+		return createHmac('sha256', token).update(message, 'utf8').digest('base64url');
+	}
+
+	test('on an n8n whose webhook context has no getWebhookResourceUrl, test and production deliveries are still accepted', async () => {
+		const harness = await makeHarness(emu, ids());
+		await harness.activate();
+		const productionSecret = emu.webhookOf()?.secretToken ?? '';
+		await harness.delete();
+		await harness.activate('manual');
+		const testSecret = emu.webhookOf()?.secretToken ?? '';
+		expect(testSecret).not.toBe(productionSecret);
+
+		const prototype = WebhookContext.prototype as unknown as Record<string, unknown>;
+		const original = prototype.getWebhookResourceUrl;
+		Reflect.deleteProperty(prototype, 'getWebhookResourceUrl');
+		try {
+			const onTest = await harness.receive({ mode: 'manual', headers: { [SECRET_HEADER]: testSecret }, body: messageUpdate(1, emu.demo.privateChatId, emu.demo.userId) });
+			expect(onTest.status).toBe(200);
+			expect(onTest.workflowData?.[0][0].json).toMatchObject({ update_id: 1 });
+			const onProduction = await harness.receive({ headers: { [SECRET_HEADER]: productionSecret }, body: messageUpdate(2, emu.demo.privateChatId, emu.demo.userId) });
+			expect(onProduction.status).toBe(200);
+			// Still crossed nowhere: the test secret does not open production, nor the reverse.
+			expect((await harness.receive({ headers: { [SECRET_HEADER]: testSecret }, body: messageUpdate(3, emu.demo.privateChatId, emu.demo.userId) })).status).toBe(403);
+			expect((await harness.receive({ mode: 'manual', headers: { [SECRET_HEADER]: productionSecret }, body: messageUpdate(4, emu.demo.privateChatId, emu.demo.userId) })).status).toBe(403);
+		} finally {
+			prototype.getWebhookResourceUrl = original;
+		}
+	});
+
+	test('a production webhook registered by version 0.1.0 keeps working after the upgrade, without registering it again', async () => {
+		const id = ids();
+		const harness = await makeHarness(emu, id);
+		const oldSecret = secretOf010(emu.demo.token, id, harness.webhookUrl);
+		// What 0.1.0's activation left at the service; n8n does not call checkExists/create on restart.
+		expect((await api(emu, 'setWebhook', { url: harness.webhookUrl, secret_token: oldSecret })).ok).toBe(true);
+
+		const receipt = await harness.receive({ headers: { [SECRET_HEADER]: oldSecret }, body: messageUpdate(8, emu.demo.privateChatId, emu.demo.userId) });
+		expect(receipt.status).toBe(200);
+		expect(receipt.workflowData?.[0][0].json).toMatchObject({ update_id: 8 });
+		// 0.1.0's test-URL secret opens neither door, and its production secret not the test one.
+		const oldTestSecret = secretOf010(emu.demo.token, id, harness.testWebhookUrl);
+		expect((await harness.receive({ headers: { [SECRET_HEADER]: oldTestSecret }, body: messageUpdate(9, emu.demo.privateChatId, emu.demo.userId) })).status).toBe(403);
+		expect((await harness.receive({ mode: 'manual', headers: { [SECRET_HEADER]: oldSecret }, body: messageUpdate(10, emu.demo.privateChatId, emu.demo.userId) })).status).toBe(403);
+
+		// The next activation registers the current secret (the record of 0.1.0 does not match it).
+		expect(await harness.activate()).toBe(true);
+		expect(emu.webhookOf()?.secretToken).not.toBe(oldSecret);
+		expect(emu.webhookOf()?.secretToken).toMatch(SECRET_PATTERN);
+	});
+});
+
+describe('a changed bot token (issue 10, point 11)', () => {
+	test('pushes refused for the old secret are logged at warn with the fix, at most once a minute', async () => {
+		const id = { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() };
+		const before = await makeHarness(emu, id);
+		await before.activate();
+		const oldSecret = emu.webhookOf()?.secretToken ?? '';
+		// The credential now holds another token; the service still pushes with the old secret.
+		const after = await makeHarness(emu, { ...id, token: `${emu.demo.token}-rotated` });
+		const push = async (updateId: number): Promise<number> =>
+			(await after.receive({ headers: { [SECRET_HEADER]: oldSecret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) })).status;
+
+		const now = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		try {
+			expect(await push(1)).toBe(403);
+			expect(await push(2)).toBe(403);
+			clock.mockReturnValue(now + 59_000);
+			expect(await push(3)).toBe(403);
+			const warned = logs.messages('warn');
+			expect(warned).toHaveLength(1);
+			expect(warned[0]).toContain('If the bot token in the credential was changed');
+			expect(warned[0]).toContain('deactivate and activate the workflow');
+			clock.mockReturnValue(now + 61_000);
+			expect(await push(4)).toBe(403);
+			expect(logs.messages('warn')).toHaveLength(2);
+			expect(logs.messages('warn').join('\n')).not.toContain(oldSecret);
+		} finally {
+			clock.mockRestore();
 		}
 	});
 });

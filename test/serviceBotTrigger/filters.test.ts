@@ -135,7 +135,7 @@ describe('chat allow-list', () => {
 
 describe('user allow-list', () => {
 	test('messages and clicks by a listed user run; by another user they do not', async () => {
-		const trigger = await start({ updates: ['*'], options: { userIds: `${emu.demo.otherUserId}, not-a-real-id` } });
+		const trigger = await start({ updates: ['*'], options: { userIds: `${emu.demo.otherUserId}, 00000000-0000-4000-8000-000000000000` } });
 		await say(emu.demo.groupChatId, emu.demo.otherUserId, 'from other');
 		await say(emu.demo.groupChatId, emu.demo.userId, 'from demo');
 		await click(emu.demo.groupChatId, emu.demo.otherUserId, 'other clicks');

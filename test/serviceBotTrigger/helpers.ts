@@ -1,6 +1,6 @@
 /** Shared set-up for the Service Bot Trigger tests (not a test file itself). */
-import { HookContext, WebhookContext } from 'n8n-core';
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
+import type { IDataObject, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
 
 import { ServiceBotTrigger } from '../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
 import { startEmulator, type Emulator } from '../emulator';
@@ -29,13 +29,17 @@ export interface HarnessOptions {
 	staticData?: IDataObject;
 	/** n8n's webhook base; default a loopback URL on a free port, so a webhook server can listen there. */
 	webhookBaseUrl?: string;
+	/** The credential's base URL; default the emulator's. */
+	serviceBaseUrl?: string;
+	/** Default the Service Bot Trigger. */
+	nodeType?: INodeType;
 }
 
 export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): Promise<TriggerHarness> {
 	const harnessOptions: TriggerHarnessOptions = {
-		nodeType: new ServiceBotTrigger(),
+		nodeType: options.nodeType ?? new ServiceBotTrigger(),
 		parameters: options.parameters ?? { updates: ['*'], options: {} },
-		credentials: { accessToken: options.token ?? emu.demo.token, baseUrl: emu.baseUrl },
+		credentials: { accessToken: options.token ?? emu.demo.token, baseUrl: options.serviceBaseUrl ?? emu.baseUrl },
 		webhookBaseUrl: options.webhookBaseUrl ?? `http://127.0.0.1:${await freePort()}/`,
 		workflowId: options.workflowId,
 		webhookId: options.webhookId,
@@ -43,6 +47,21 @@ export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): 
 		staticData: options.staticData,
 	};
 	return createTriggerHarness(harnessOptions);
+}
+
+/**
+ * The same Service Bot Polling Trigger in a new n8n process: the node's modules loaded afresh
+ * (nothing in memory), the same workflow, node and saved static data.
+ */
+export async function inNewProcess(emu: Emulator, harness: TriggerHarness): Promise<TriggerHarness> {
+	type PollingModule = typeof import('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node');
+	let fresh: PollingModule['ServiceBotPollingTrigger'] | undefined;
+	jest.isolateModules(() => {
+		fresh = jest.requireActual<PollingModule>('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node').ServiceBotPollingTrigger;
+	});
+	if (!fresh) throw new Error('module not loaded');
+	const { node, staticData, workflowId } = harness;
+	return await makeHarness(emu, { nodeType: new fresh(), parameters: node.parameters, workflowId, nodeId: node.id, webhookId: node.webhookId, staticData });
 }
 
 export interface LiveTrigger {
@@ -133,7 +152,7 @@ export interface LogSpy {
 
 /**
  * Captures (and silences) what nodes log through `this.logger`. n8n-core resolves that getter from
- * its own DI container; the getter of the two context classes the trigger runs in is replaced here.
+ * its own DI container; the getter of the three context classes the triggers run in is replaced here.
  */
 export function spyOnLogger(): LogSpy {
 	const logged: Record<LogLevel, string[]> = { error: [], warn: [], info: [], debug: [] };
@@ -151,6 +170,7 @@ export function spyOnLogger(): LogSpy {
 	const spies = [
 		jest.spyOn(HookContext.prototype, 'logger', 'get').mockReturnValue(standIn),
 		jest.spyOn(WebhookContext.prototype, 'logger', 'get').mockReturnValue(standIn),
+		jest.spyOn(TriggerContext.prototype, 'logger', 'get').mockReturnValue(standIn),
 	];
 	return {
 		messages: (level) => [...logged[level]],

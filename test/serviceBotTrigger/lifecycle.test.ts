@@ -241,8 +241,8 @@ describe('deactivation (acceptance 4)', () => {
 	});
 });
 
-describe('ownership on activation (acceptance 5)', () => {
-	test('a foreign webhook makes activation fail with a clear error; take-over replaces it', async () => {
+describe('ownership on activation (acceptance 5; issue 10, point 9: the advice is in the message)', () => {
+	test('a foreign webhook makes activation fail with an error whose message says what to do; take-over replaces it', async () => {
 		const token = emu.demo.token;
 		const foreign = `http://127.0.0.1:9/hook/${token}?key=their-secret`;
 		await setForeignWebhook(foreign);
@@ -254,9 +254,10 @@ describe('ownership on activation (acceptance 5)', () => {
 		);
 		expect(failure).toBeDefined();
 		expect(failure?.constructor.name).toBe('NodeOperationError');
-		expect(failure?.message).toContain("The bot's webhook already points to another URL: http://127.0.0.1:9/hook/***");
-		expect(failure?.description).toContain('Take Over Existing Webhook');
-		expect(failure?.description).toContain('Deactivate the workflow or system that owns that webhook');
+		// n8n's toast shows only the message: the URL and both ways out are in it.
+		expect(failure?.message).toContain("The bot's webhook belongs to someone else: it delivers to http://127.0.0.1:9/hook/***");
+		expect(failure?.message).toContain('deactivate the workflow or system that owns it');
+		expect(failure?.message).toContain('turn on "Take Over Existing Webhook"');
 		const everything = `${failure?.message} ${failure?.description} ${failure?.stack}`;
 		expect(everything).not.toContain(token);
 		expect(everything).not.toContain('their-secret');
@@ -270,19 +271,172 @@ describe('ownership on activation (acceptance 5)', () => {
 		expect(await takeOver.activate()).toBe(true);
 		expect(emu.webhookOf()?.url).toBe(takeOver.webhookUrl);
 		expect(emu.webhookOf()?.secretToken).toMatch(SECRET_PATTERN);
-		expect(logs.messages('warn').join('\n')).toContain('taking over the bot\'s webhook from http://127.0.0.1:9/hook/***');
+		const warned = logs.messages('warn').join('\n');
+		expect(warned).toContain("taking over the bot's webhook from http://127.0.0.1:9/hook/***");
+		expect(warned).toContain('register it again there');
 	});
 
-	test('testing in the editor while the workflow is active fails and says why', async () => {
+	test('testing while the workflow is published fails with a message naming the published workflow and the fixes', async () => {
 		const harness = await makeHarness(emu);
 		await harness.activate();
 		const failure = await harness.create('manual').then(
 			() => undefined,
-			(error: unknown) => error as Error & { description?: string },
+			(error: unknown) => error as Error,
 		);
-		expect(failure?.message).toContain(harness.webhookUrl);
-		expect(failure?.description).toContain('production URL of this trigger');
+		expect(failure?.message).toContain(`This workflow is published and its trigger owns the bot's webhook (${harness.webhookUrl})`);
+		expect(failure?.message).toContain('Turn on "Take Over Existing Webhook" to test anyway (the published workflow gets its webhook back when the test ends)');
 		// Production keeps its webhook.
 		expect(emu.webhookOf()?.url).toBe(harness.webhookUrl);
+	});
+});
+
+describe('test and production of one trigger (issue 10, points 7 and 8)', () => {
+	const ids = (): { workflowId: string; webhookId: string; nodeId: string } => ({
+		workflowId: `wf-${randomUUID()}`,
+		webhookId: randomUUID(),
+		nodeId: randomUUID(),
+	});
+
+	test('listening for a test event, then publishing: production replaces its own test registration without asking', async () => {
+		const same = ids();
+		const editor = await makeHarness(emu, same);
+		expect(await editor.activate('manual')).toBe(true);
+		expect(emu.webhookOf()?.url).toBe(editor.testWebhookUrl);
+
+		// Publishing while the test still listens.
+		const published = await makeHarness(emu, { ...same, webhookBaseUrl: editor.webhookUrl.replace(/webhook\/.*$/, '') });
+		expect(published.webhookUrl).toBe(editor.webhookUrl);
+		await expect(published.activate()).resolves.toBe(true);
+		expect(emu.webhookOf()?.url).toBe(published.webhookUrl);
+		const productionSecret = emu.webhookOf()?.secretToken;
+
+		// The test ends: production keeps the webhook, and it works.
+		expect(await editor.delete('manual')).toBe(true);
+		expect(emu.webhookOf()).toMatchObject({ url: published.webhookUrl, secretToken: productionSecret });
+		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);
+		const receipt = await published.receive({
+			headers: { [SECRET_HEADER]: productionSecret ?? '' },
+			body: messageUpdate(5, emu.demo.privateChatId, emu.demo.userId),
+		});
+		expect(receipt.workflowData?.[0][0].json).toMatchObject({ update_id: 5 });
+	});
+
+	test('a test that took over the published webhook hands it back, with its secret and options, when the test ends', async () => {
+		const trigger = await makeHarness(emu, {
+			parameters: { updates: ['message'], options: { maxConnections: 7, takeOverExistingWebhook: true } },
+		});
+		await trigger.activate();
+		const published = emu.webhookOf();
+		expect(published).toMatchObject({ url: trigger.webhookUrl, allowedUpdates: ['message'], maxConnections: 7 });
+
+		expect(await trigger.activate('manual')).toBe(true);
+		expect(emu.webhookOf()?.url).toBe(trigger.testWebhookUrl);
+		expect(logs.messages('warn').join('\n')).toContain('handed back when the test ends');
+		// The test receives updates meanwhile.
+		await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: 'during the test' });
+
+		expect(await trigger.delete('manual')).toBe(true);
+		expect(emu.webhookOf()).toMatchObject({
+			url: published?.url,
+			secretToken: published?.secretToken,
+			allowedUpdates: ['message'],
+			maxConnections: 7,
+		});
+		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);
+		// The published workflow answers again: a push with the webhook's secret starts it.
+		const receipt = await trigger.receive({
+			headers: { [SECRET_HEADER]: published?.secretToken ?? '' },
+			body: messageUpdate(6, emu.demo.privateChatId, emu.demo.userId),
+		});
+		expect(receipt.workflowData?.[0][0].json).toMatchObject({ update_id: 6 });
+		// Unpublishing later still removes it (the production record is intact).
+		expect(await trigger.delete()).toBe(true);
+		expect(emu.webhookOf()).toBeNull();
+	});
+
+	test('unpublishing while a test holds the webhook: the test removes it when it ends instead of handing it back', async () => {
+		const trigger = await makeHarness(emu, { parameters: { updates: ['*'], options: { takeOverExistingWebhook: true } } });
+		await trigger.activate();
+		await trigger.activate('manual');
+		expect(await trigger.delete()).toBe(true);
+		// Production leaves the test's registration alone…
+		expect(emu.webhookOf()?.url).toBe(trigger.testWebhookUrl);
+		// …and the test, ending, does not hand the webhook to a workflow that is no longer published.
+		expect(await trigger.delete('manual')).toBe(true);
+		expect(emu.webhookOf()).toBeNull();
+	});
+
+	test('a refused test (n8n then calls delete to clean up) leaves production alone and does not spoil a later hand-back', async () => {
+		const same = { ...ids(), webhookBaseUrl: 'http://127.0.0.1:5690/' };
+		const production = await makeHarness(emu, same);
+		await production.activate();
+		const published = emu.webhookOf();
+		const refused = await makeHarness(emu, same);
+		await expect(refused.activate('manual')).rejects.toThrow(/^This workflow is published/);
+		// n8n's TestWebhooks removes a failed registration through delete(), on empty static data.
+		expect(await refused.delete('manual')).toBe(true);
+		expect(emu.webhookOf()).toEqual(published);
+
+		const takingOver = await makeHarness(emu, { ...same, parameters: { updates: ['*'], options: { takeOverExistingWebhook: true } } });
+		await takingOver.activate('manual');
+		expect(await takingOver.delete('manual')).toBe(true);
+		expect(emu.webhookOf()).toMatchObject({ url: published?.url, secretToken: published?.secretToken });
+	});
+
+	test('a test that took over a foreign webhook says, when it ends, where the webhook was and what to do', async () => {
+		await setForeignWebhook();
+		const trigger = await makeHarness(emu, { parameters: { updates: ['*'], options: { takeOverExistingWebhook: true } } });
+		await trigger.activate('manual');
+		expect(await trigger.delete('manual')).toBe(true);
+		expect(emu.webhookOf()).toBeNull();
+		const warned = logs.messages('warn').join('\n');
+		expect(warned).toContain(`the bot has no webhook now. Before the test it delivered to ${FOREIGN_URL}: register it again there`);
+	});
+});
+
+describe('options are checked before setWebhook (issue 10, point 12)', () => {
+	async function activationError(parameters: Record<string, unknown>, webhookBaseUrl?: string, baseUrl?: string): Promise<Error | undefined> {
+		const harness = await makeHarness(emu, { parameters: parameters as never, webhookBaseUrl, serviceBaseUrl: baseUrl });
+		return await harness.activate().then(
+			() => undefined,
+			(error: unknown) => error as Error,
+		);
+	}
+
+	test('Max Connections must be a whole number from 1 to 100', async () => {
+		for (const maxConnections of [0, 101, 2.5, -1, 'many']) {
+			const failure = await activationError({ updates: ['*'], options: { maxConnections } });
+			expect(failure?.message).toBe(`Max Connections must be a whole number from 1 to 100, not ${JSON.stringify(maxConnections)}`);
+		}
+		expect(emu.callsTo('setWebhook')).toHaveLength(0);
+		expect(await activationError({ updates: ['*'], options: { maxConnections: 100 } })).toBeUndefined();
+	});
+
+	test('Restrict to Chat/User IDs must hold IDs: a pasted @username is refused with where to find the ID', async () => {
+		const username = await activationError({ updates: ['*'], options: { chatIds: `${emu.demo.privateChatId}, @demo_group` } });
+		expect(username?.message).toMatch(/^Restrict to Chat IDs: "@demo_group" is a username, but updates name the chat by its ID\. Enter the ID instead/);
+		expect(username?.message).toContain('Get Chat');
+		const user = await activationError({ updates: ['*'], options: { userIds: '@demo_user' } });
+		expect(user?.message).toMatch(/^Restrict to User IDs: "@demo_user" is a username/);
+		const name = await activationError({ updates: ['*'], options: { userIds: 'Demo' } });
+		expect(name?.message).toMatch(/^Restrict to User IDs: "Demo" is not a user ID/);
+		expect(emu.callsTo('setWebhook')).toHaveLength(0);
+		expect(emu.callsTo('getWebhookInfo')).toHaveLength(0);
+		// UUIDs in either case, and Telegram-style integers, are IDs.
+		expect(await activationError({ updates: ['*'], options: { chatIds: `${emu.demo.groupChatId.toUpperCase()}, -1001234` } })).toBeUndefined();
+	});
+
+	test("n8n's webhook URL is checked against the spec's rules, with the fix in the message", async () => {
+		const remoteService = 'https://api.service.example';
+		const notHttps = await activationError({ updates: ['*'], options: {} }, 'http://n8n.example.com/');
+		expect(notHttps?.message).toMatch(/not HTTPS.*Set n8n's WEBHOOK_URL.*Service Bot Polling Trigger/);
+		const badPort = await activationError({ updates: ['*'], options: {} }, 'https://n8n.example.com:5678/');
+		expect(badPort?.message).toMatch(/port 5678.*443, 80, 8080, 8443/);
+		const loopback = await activationError({ updates: ['*'], options: {} }, 'http://localhost:5678/', remoteService);
+		expect(loopback?.message).toMatch(/points to this machine, which the service cannot reach/);
+		expect(emu.calls).toHaveLength(0);
+		// HTTPS on an allowed port passes the check (the emulator accepts the URL; nothing is pushed here).
+		expect(await activationError({ updates: ['*'], options: {} }, 'https://n8n.example.com:8443/')).toBeUndefined();
+		expect(emu.webhookOf()?.url).toMatch(/^https:\/\/n8n\.example\.com:8443\/webhook\//);
 	});
 });

@@ -1,82 +1,144 @@
-/** The trigger's helpers on their own: secret derivation and comparison, the duplicate window's two layers. */
+/**
+ * The triggers' pieces on their own: secret derivation and comparison, reading updates, URL
+ * ownership and the spec's webhook URL rules, the duplicate window's two layers.
+ */
 import type { IDataObject } from 'n8n-workflow';
+import { createHmac } from 'node:crypto';
 
-import { parseIdList, updateTypeOf } from '../../nodes/ServiceBotTrigger/filters';
-import { deriveSecret, secretMatches, type WebhookIdentity } from '../../nodes/ServiceBotTrigger/secret';
+import { parseUpdate } from '../../nodes/ServiceBotTrigger/delivery/update';
+import type { TriggerIdentity } from '../../nodes/ServiceBotTrigger/identity';
+import { deriveSecret, legacySecret, secretMatches } from '../../nodes/ServiceBotTrigger/webhook/secret';
+import { ownershipOf, webhookUrlProblem } from '../../nodes/ServiceBotTrigger/webhook/urls';
 import { SECRET_PATTERN } from './helpers';
 
-const identity: WebhookIdentity = {
-	workflowId: 'wf-1',
-	nodeId: 'node-1',
-	webhookId: 'hook-1',
-	url: 'https://n8n.example.com/webhook/hook-1/webhook',
-};
+const identity: TriggerIdentity = { workflowId: 'wf-1', nodeId: 'node-1', webhookId: 'hook-1' };
 
 describe('deriveSecret', () => {
-	test('is stable, 43 allowed characters, and changes with the token and every part of the identity', () => {
-		const secret = deriveSecret('123:token', identity);
+	test('is stable, 43 allowed characters, and changes with the token, every part of the identity and the run', () => {
+		const secret = deriveSecret('123:token', identity, 'production');
 		expect(secret).toMatch(SECRET_PATTERN);
 		expect(secret).toHaveLength(43);
-		expect(deriveSecret('123:token', { ...identity })).toBe(secret);
+		expect(deriveSecret('123:token', { ...identity }, 'production')).toBe(secret);
 
 		const variants = [
-			deriveSecret('123:other', identity),
-			deriveSecret('123:token', { ...identity, workflowId: 'wf-2' }),
-			deriveSecret('123:token', { ...identity, nodeId: 'node-2' }),
-			deriveSecret('123:token', { ...identity, webhookId: 'hook-2' }),
-			deriveSecret('123:token', { ...identity, url: 'https://n8n.example.com/webhook-test/hook-1/webhook' }),
+			deriveSecret('123:other', identity, 'production'),
+			deriveSecret('123:token', { ...identity, workflowId: 'wf-2' }, 'production'),
+			deriveSecret('123:token', { ...identity, nodeId: 'node-2' }, 'production'),
+			deriveSecret('123:token', { ...identity, webhookId: 'hook-2' }, 'production'),
+			deriveSecret('123:token', identity, 'test'),
 		];
 		expect(new Set([secret, ...variants]).size).toBe(variants.length + 1);
 	});
 
 	test('parts cannot be shifted into each other', () => {
-		const a = deriveSecret('t', { ...identity, workflowId: 'ab', nodeId: 'c' });
-		const b = deriveSecret('t', { ...identity, workflowId: 'a', nodeId: 'bc' });
+		const a = deriveSecret('t', { ...identity, workflowId: 'ab', nodeId: 'c' }, 'production');
+		const b = deriveSecret('t', { ...identity, workflowId: 'a', nodeId: 'bc' }, 'production');
 		expect(a).not.toBe(b);
+	});
+
+	test('legacySecret is the secret version 0.1.0 registered (HMAC-SHA256 over the identity and the URL)', () => {
+		// Written out here from 0.1.0's derivation, so the test does not take it from the code under test.
+		const url = 'https://n8n.example.com/webhook/hook-1/webhook';
+		const message = JSON.stringify(['n8n-nodes-service-bot:webhook-secret:v1', 'wf-1', 'node-1', 'hook-1', url]);
+		const expected = createHmac('sha256', '123:token').update(message, 'utf8').digest('base64url');
+		expect(legacySecret('123:token', identity, url)).toBe(expected);
+		expect(legacySecret('123:token', identity, url)).not.toBe(deriveSecret('123:token', identity, 'production'));
 	});
 });
 
 describe('secretMatches', () => {
-	const expected = deriveSecret('123:token', identity);
+	const expected = deriveSecret('123:token', identity, 'production');
+	const legacy = legacySecret('123:token', identity, 'https://n8n.example.com/webhook/hook-1/webhook');
 
-	test('only the exact string matches', () => {
-		expect(secretMatches(expected, expected)).toBe(true);
-		expect(secretMatches(`${expected} `, expected)).toBe(false);
-		expect(secretMatches(expected.slice(1), expected)).toBe(false);
-		expect(secretMatches(`${expected.slice(0, -1)}${expected.endsWith('A') ? 'B' : 'A'}`, expected)).toBe(false);
+	test('only an exact accepted string matches', () => {
+		expect(secretMatches(expected, [expected])).toBe(true);
+		expect(secretMatches(legacy, [expected, legacy])).toBe(true);
+		expect(secretMatches(expected, [expected, legacy])).toBe(true);
+		expect(secretMatches(legacy, [expected])).toBe(false);
+		expect(secretMatches(`${expected} `, [expected])).toBe(false);
+		expect(secretMatches(expected.slice(1), [expected])).toBe(false);
+		expect(secretMatches(`${expected.slice(0, -1)}${expected.endsWith('A') ? 'B' : 'A'}`, [expected])).toBe(false);
 	});
 
 	test('absent, empty, repeated or non-string headers never match', () => {
 		for (const received of [undefined, null, '', [expected, expected], [expected], 42]) {
-			expect(secretMatches(received, expected)).toBe(false);
+			expect(secretMatches(received, [expected])).toBe(false);
 		}
-		// An empty expected secret (no URL to derive it from) matches nothing, not even an empty header.
-		expect(secretMatches('', '')).toBe(false);
+		// An empty accepted secret matches nothing, not even an empty header.
+		expect(secretMatches('', [''])).toBe(false);
+		expect(secretMatches('x', [])).toBe(false);
 	});
 });
 
-describe('filters helpers', () => {
-	test('ID lists accept commas, spaces and new lines, and ignore case', () => {
-		expect(parseIdList(' A-1, b-2\nC-3;;  ')).toEqual(['a-1', 'b-2', 'c-3']);
-		expect(parseIdList('')).toEqual([]);
-		expect(parseIdList(undefined)).toEqual([]);
+describe('parseUpdate', () => {
+	test('a body is an update when it is an object with an integer update_id', () => {
+		for (const body of [{}, [], null, 'x', { update_id: '7' }, { update_id: 1.5 }, { update_id: null }]) {
+			expect(parseUpdate(body).ok).toBe(false);
+		}
+		expect(parseUpdate({ update_id: 7 })).toMatchObject({ ok: true, update: { updateId: 7, type: undefined } });
 	});
 
-	test('the update type is the field holding an object', () => {
-		expect(updateTypeOf({ update_id: 1, message: { text: 'x' } })).toBe('message');
-		expect(updateTypeOf({ update_id: 1, callback_query: { id: '1' } })).toBe('callback_query');
-		expect(updateTypeOf({ update_id: 1 })).toBeUndefined();
+	test('the type is the field holding an object; chat and user of messages and clicks are read', () => {
+		const message = parseUpdate({ update_id: 1, message: { message_id: 3, chat: { id: 'C' }, from: { id: 'U', first_name: 'A' }, text: 'hi' } });
+		expect(message).toMatchObject({ ok: true, update: { type: 'message', chatId: 'C', userId: 'U', messageId: 3, text: 'hi' } });
+		const click = parseUpdate({ update_id: 2, callback_query: { id: 'q', from: { id: 'U' }, message: { message_id: 9, chat: { id: 'C' } }, data: 'd' } });
+		expect(click).toMatchObject({
+			ok: true,
+			update: { type: 'callback_query', chatId: 'C', userId: 'U', messageId: 9, text: undefined, callbackData: 'd', callbackQueryId: 'q' },
+		});
+	});
+
+	test('fields of an unexpected shape read as absent; the update is kept as received', () => {
+		const body = { update_id: 3, message: { message_id: 'x', chat: { id: { nested: true } }, from: 'nobody', text: 5 } };
+		const parsed = parseUpdate(body);
+		expect(parsed).toMatchObject({ ok: true, update: { type: 'message', chatId: undefined, userId: undefined, messageId: undefined, text: undefined } });
+		expect(parsed.ok && parsed.update.body).toBe(body);
+		// Telegram-style integer ids are read as text; the user object is output as it came.
+		const numeric = parseUpdate({ update_id: 4, message: { message_id: 1, chat: { id: -100 }, from: { id: 42 } } });
+		expect(numeric).toMatchObject({ ok: true, update: { chatId: '-100', userId: '42', user: { id: 42 } } });
+	});
+});
+
+describe('webhook URLs', () => {
+	const own = 'https://n8n.example.com/webhook/0b7c5e0e-6c1f-4a59-9f87-3c1d2e4f5a6b/webhook';
+	const webhookId = '0b7c5e0e-6c1f-4a59-9f87-3c1d2e4f5a6b';
+
+	test('the trigger tells its own URL, its other (test or production) URL and a foreign URL apart', () => {
+		expect(ownershipOf('', own, webhookId)).toBe('none');
+		expect(ownershipOf(own, own, webhookId)).toBe('this');
+		expect(ownershipOf(`${own}/`, own, webhookId)).toBe('this');
+		expect(ownershipOf(own.replace('/webhook/', '/webhook-test/'), own, webhookId)).toBe('sibling');
+		// Another node of another workflow, another host, another path: foreign.
+		expect(ownershipOf(own.replace(webhookId, '9a1e0000-0000-4000-8000-000000000000'), own, webhookId)).toBe('foreign');
+		expect(ownershipOf(own.replace('n8n.example.com', 'other.example.com'), own, webhookId)).toBe('foreign');
+		expect(ownershipOf('https://n8n.example.com/hooks/bot', own, webhookId)).toBe('foreign');
+		expect(ownershipOf('not a url', own, webhookId)).toBe('foreign');
+	});
+
+	test('the spec: HTTPS on port 443, 80, 8080 or 8443; loopback only for a service on this machine', () => {
+		const remote = 'https://api.service.example';
+		for (const url of ['https://n8n.example.com/webhook/x', 'https://n8n.example.com:8443/x', 'https://n8n.example.com:80/x', 'https://n8n.example.com:8080/x']) {
+			expect({ url, problem: webhookUrlProblem(url, remote) }).toEqual({ url, problem: undefined });
+		}
+		expect(webhookUrlProblem('http://n8n.example.com/webhook/x', remote)).toMatch(/not HTTPS.*WEBHOOK_URL.*Polling Trigger/);
+		expect(webhookUrlProblem('https://n8n.example.com:5678/webhook/x', remote)).toMatch(/port 5678.*443, 80, 8080, 8443.*WEBHOOK_URL/);
+		expect(webhookUrlProblem('http://localhost:5678/webhook/x', remote)).toMatch(/this machine.*cannot reach.*WEBHOOK_URL.*Polling Trigger/);
+		expect(webhookUrlProblem('http://127.0.0.1:5678/webhook/x', remote)).toMatch(/this machine/);
+		expect(webhookUrlProblem('http://[::1]:5678/webhook/x', remote)).toMatch(/this machine/);
+		// The emulator (or a test service) on this machine can reach n8n's loopback URL.
+		expect(webhookUrlProblem('http://127.0.0.1:5678/webhook/x', 'http://127.0.0.1:8081')).toBeUndefined();
+		expect(webhookUrlProblem('http://localhost:5678/webhook/x', 'http://localhost:8081')).toBeUndefined();
 	});
 });
 
 describe('duplicate window layers', () => {
-	type Dedupe = typeof import('../../nodes/ServiceBotTrigger/dedupe');
+	type Duplicates = typeof import('../../nodes/ServiceBotTrigger/delivery/duplicates');
 
 	/** A fresh copy of the module: what another n8n process would have in memory (nothing). */
-	function freshProcess(): Dedupe {
-		let loaded: Dedupe | undefined;
+	function freshProcess(): Duplicates {
+		let loaded: Duplicates | undefined;
 		jest.isolateModules(() => {
-			loaded = jest.requireActual<Dedupe>('../../nodes/ServiceBotTrigger/dedupe');
+			loaded = jest.requireActual<Duplicates>('../../nodes/ServiceBotTrigger/delivery/duplicates');
 		});
 		if (!loaded) throw new Error('module not loaded');
 		return loaded;
@@ -95,10 +157,10 @@ describe('duplicate window layers', () => {
 		expect(proc.seenBefore('key', 20, {})).toBe(true);
 	});
 
-	test('the window holds the last DUPLICATE_WINDOW (1000) ids; older ones leave it', () => {
+	test('the window holds the last 1000 ids; older ones leave it', () => {
+		const size = 1000;
 		const proc = freshProcess();
 		const staticData: IDataObject = {};
-		const size = proc.DUPLICATE_WINDOW;
 		for (let id = 1; id <= size + 1; id++) expect(proc.seenBefore('key', id, staticData)).toBe(false);
 		const stored = staticData.recentUpdates as { ids: string; count: number };
 		expect(stored.count).toBe(size);

@@ -1,7 +1,9 @@
 /**
  * The duplicate window: an update whose `update_id` was seen among the last `DUPLICATE_WINDOW`
- * updates of this trigger is acknowledged but not run again (the service re-sends an update when
- * it did not get a 2xx in time, so the same update can arrive twice).
+ * updates of this trigger is acknowledged but not run again. A webhook delivers an update again when
+ * the service got no 2xx in time; a poller can fetch one again when n8n stopped after running it but
+ * before the next `getUpdates` acknowledged it. For polling this is the second line of defence: the
+ * offset in static data is the first.
  *
  * Two layers, because n8n gives no single place that every process shares cheaply:
  * - Workflow static data ("node" scope). For production webhooks n8n loads the workflow, with its
@@ -9,11 +11,12 @@
  *   answering, so the window survives restarts and is shared by the processes of one n8n (main and
  *   webhook processes in queue mode). Two copies of one update arriving at the same moment on two
  *   processes can both pass (each read the data before the other saved it); retries by the service
- *   come seconds apart, so this is rare. In the editor's test mode n8n does not save static data.
+ *   come seconds apart, so this is rare. A poller's static data is saved with each emitted update.
+ *   In the editor's test mode n8n does not save static data.
  * - An in-memory window per process, which catches concurrent copies reaching the same process and
  *   covers test mode.
- * The window is keyed by a fingerprint of the webhook's secret, i.e. of the bot token and the
- * webhook's identity: a different bot or a different webhook starts with an empty window.
+ * The window is keyed by a one-way key of the bot token and the trigger's identity (see
+ * `deliveryKey`): a different bot, trigger or delivery (test or production) starts with an empty window.
  */
 import type { IDataObject } from 'n8n-workflow';
 

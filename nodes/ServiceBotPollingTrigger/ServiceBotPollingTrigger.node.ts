@@ -1,0 +1,77 @@
+import type { INodeType, INodeTypeDescription, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { DOCUMENTATION_URL, LIMITS } from '../shared/spec';
+import { SUBTITLE, optionsCollection, triggerOn } from '../ServiceBotTrigger/description';
+import { startPolling } from '../ServiceBotTrigger/polling/poll';
+
+/**
+ * Polling delivery: long polling with getUpdates, for an n8n without a public HTTPS URL. A node of its
+ * own rather than an option of the Service Bot Trigger: n8n runs a node type's trigger() for every
+ * manual execution of a node that has one, also the execution a test webhook starts, so one node with
+ * both webhooks and trigger() would break webhook testing (see README, "Trigger").
+ */
+export class ServiceBotPollingTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Service Bot Polling Trigger',
+		name: 'serviceBotPollingTrigger',
+		icon: { light: 'file:../../icons/serviceBotTrigger.svg', dark: 'file:../../icons/serviceBotTrigger.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: SUBTITLE,
+		description: 'Starts the workflow when the Service bot receives a message or a button click, by polling: no public URL needed',
+		documentationUrl: `${DOCUMENTATION_URL}#service-bot-polling-trigger`,
+		defaults: {
+			name: 'Service Bot Polling Trigger',
+		},
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [
+			{
+				name: 'serviceBotApi',
+				required: true,
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'Asks the service for updates (long polling): no public URL needed. A bot serves one consumer at a time: not while it has a webhook, and not for two pollers (two workflows on one bot take turns and report a conflict). A test in the editor shows the next update without acknowledging it, so a published workflow polling the same bot still gets it; while one polls, the test reports a conflict instead.',
+				name: 'oneConsumerNotice',
+				type: 'notice',
+				default: '',
+			},
+			triggerOn,
+			optionsCollection([
+				{
+					displayName: 'Delete Existing Webhook',
+					name: 'deleteExistingWebhook',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to delete the bot\'s webhook when the trigger starts. A bot with a webhook cannot be polled; whatever the webhook delivered to stops receiving updates.',
+				},
+				{
+					displayName: 'Long Poll Timeout',
+					name: 'longPollTimeout',
+					type: 'number',
+					typeOptions: { minValue: LIMITS.updatesTimeout.min, maxValue: LIMITS.updatesTimeout.max },
+					default: 45,
+					description:
+						'Seconds the service may hold a request open while no update is waiting (0 to 50). An update is delivered as soon as it arrives either way; lower it if a proxy between n8n and the service cuts idle connections.',
+				},
+				{
+					displayName: 'Updates per Request',
+					name: 'updatesPerRequest',
+					type: 'number',
+					typeOptions: { minValue: LIMITS.updatesLimit.min, maxValue: LIMITS.updatesLimit.max },
+					default: 100,
+					description: 'The most updates one request fetches (1 to 100); each starts its own execution',
+				},
+			]),
+		],
+	};
+
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		return await startPolling.call(this);
+	}
+}

@@ -1,0 +1,68 @@
+/**
+ * What every delivery shares: one received update in, the item to emit or the reason to skip out.
+ * The webhook (`webhook/receive.ts`) and the poller (`polling/poll.ts`) both call `deliverUpdate`,
+ * so filters, the duplicate window and the output are one implementation.
+ *
+ * The update passes through `STAGES` in order; a stage either lets it go on or ends its delivery.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { seenBefore } from './duplicates';
+import type { Filters } from './filters';
+import { filteredOut } from './filters';
+import { outputItem } from './output';
+import type { ReceivedUpdate } from './update';
+import { parseUpdate } from './update';
+
+export interface DeliverySettings extends Filters {
+	readonly addHandyFields: boolean;
+}
+
+/** Where this trigger keeps its duplicate window. */
+export interface DeliveryWindow {
+	/** One-way key of the bot and the trigger's identity (`deliveryKey`). */
+	readonly key: string;
+	/** The node's workflow static data. */
+	readonly staticData: IDataObject;
+}
+
+export interface DeliveryEnvironment {
+	readonly settings: DeliverySettings;
+	readonly window: DeliveryWindow;
+}
+
+export type Delivery =
+	| { readonly run: true; readonly updateId: number; readonly item: IDataObject }
+	| {
+			readonly run: false;
+			/** Absent when the body is not an update at all. */
+			readonly updateId?: number;
+			readonly reason: string;
+	  };
+
+/** A step of the delivery: `undefined` lets the update go on, a text ends its delivery (the reason). */
+type Stage = (update: ReceivedUpdate, environment: DeliveryEnvironment) => string | undefined | Promise<string | undefined>;
+
+const selected: Stage = (update, { settings }) => filteredOut(update, settings);
+
+const notSeenBefore: Stage = (update, { window }) =>
+	seenBefore(window.key, update.updateId, window.staticData) ? 'it was already received' : undefined;
+
+/**
+ * The stages, in order. A stage that handles an update itself instead of starting this workflow (for
+ * example a button tap that answers a waiting execution, which then answers the callback query and
+ * resumes that execution) goes first, so filters and the duplicate window apply only to updates that
+ * start the workflow.
+ */
+const STAGES: readonly Stage[] = [selected, notSeenBefore];
+
+export async function deliverUpdate(body: unknown, environment: DeliveryEnvironment): Promise<Delivery> {
+	const parsed = parseUpdate(body);
+	if (!parsed.ok) return { run: false, reason: `not an update: ${parsed.reason}` };
+	const { update } = parsed;
+	for (const stage of STAGES) {
+		const reason = await stage(update, environment);
+		if (reason !== undefined) return { run: false, updateId: update.updateId, reason };
+	}
+	return { run: true, updateId: update.updateId, item: outputItem(update, environment.settings.addHandyFields) };
+}

@@ -1,0 +1,329 @@
+/**
+ * Polling delivery: trigger() runs a long-poll loop of `getUpdates` (spec part 4.6) for as long as
+ * the workflow is published, and each update that passes the shared delivery step starts one
+ * execution (as a webhook push does, so workflows read `$json.message…` of one update either way).
+ *
+ * Acknowledgement. `getUpdates` with offset N tells the service that every update below N is done;
+ * until then it returns them again. The next offset is kept in the node's static data and written
+ * before the update is emitted, because n8n saves a trigger's static data when it emits: so the
+ * offset is saved with the update it acknowledges, and only the next `getUpdates` (sent after the
+ * emit) acknowledges it to the service. n8n stopping between fetch and emit → the offset was not
+ * saved and the update is fetched again after the restart; stopping after the emit → the saved
+ * offset acknowledges it at the first poll after the restart, and it does not run twice. The
+ * duplicate window catches what slips through the few milliseconds in between.
+ *
+ * Errors never escape the loop (an unawaited rejection could take n8n down). A network error, a 5xx
+ * or a 429 waits (429: `retry_after`; else 1 s doubling to 30 s) and tries again, for as long as the
+ * workflow is published. A 401 stops with n8n's `emitError` (n8n then retries the activation with
+ * its own backoff and shows the error). A 409 with a webhook set stops the same way; a 409 from
+ * another poller (two workflows on one bot, or two n8n leaders during a hand-over) is retried and
+ * reported through `emitError` only if it lasts.
+ *
+ * Closing (unpublishing, shutting down) aborts the open long poll and any wait at once, and resolves
+ * when the loop has ended, so no request of this trigger is left running.
+ *
+ * A test in the editor ('manual') reads the bot's queue without an offset and without
+ * `allowed_updates`, emits the first update that passes the filters and ends: it acknowledges
+ * nothing and changes nothing a published poller of the same bot relies on.
+ */
+import type { IDataObject, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+
+import { callMethod } from '../../shared/transport';
+import { deliverUpdate } from '../delivery/deliver';
+import type { DeliveryEnvironment } from '../delivery/deliver';
+import { deliveryKey, fingerprint, identityOf, keyed, runOf } from '../identity';
+import type { PollingOptions } from '../settings';
+import { readDeliverySettings, readPollingOptions, requireToken, selectedTypes } from '../settings';
+import { displayUrl } from '../webhook/urls';
+import { webhookInfo } from '../webhookInfo';
+
+/** How the loop waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
+export const POLL_TIMING = {
+	/** First wait after a failure; doubles up to `backoffMaxMs`. */
+	backoffStartMs: 1000,
+	backoffMaxMs: 30_000,
+	/** Longest `retry_after` honoured as is; a longer one is capped (the loop tries again sooner). */
+	retryAfterMaxMs: 300_000,
+	/** How long conflicts with another poller may last before they are reported. */
+	conflictReportMs: 60_000,
+	/** Pause after an empty answer that came back early (no long poll), so the loop never spins. */
+	idlePauseMs: 1000,
+};
+
+const OFFSET_KEY = 'pollingOffset';
+
+/** Warnings of a lasting failure: the first, then every `WARN_EVERY`-th. */
+const WARN_EVERY = 10;
+
+interface StoredOffset {
+	/** One-way key of the bot token: an offset of another bot must never be sent to this one. */
+	bot: string;
+	offset: number;
+}
+
+function apiStatus(error: unknown): string | undefined {
+	return error instanceof NodeApiError ? (error.httpCode ?? undefined) : undefined;
+}
+
+function retryAfterMs(error: unknown): number | undefined {
+	if (!(error instanceof NodeApiError)) return undefined;
+	const response = error.errorResponse as { parameters?: { retry_after?: unknown } } | undefined;
+	const seconds = response?.parameters?.retry_after;
+	return typeof seconds === 'number' && seconds >= 0 ? seconds * 1000 : undefined;
+}
+
+function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+/** Waits `ms`, or less when the signal aborts; never rejects. */
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+	if (signal.aborted) return;
+	let onAbort = (): void => {};
+	await new Promise<void>((resolve) => {
+		onAbort = resolve;
+		signal.addEventListener('abort', onAbort, { once: true });
+		// n8n's sleep stops its timer on abort (an older n8n ignores the signal; the listener resolves).
+		sleep(ms, signal).then(resolve, resolve);
+	});
+	signal.removeEventListener('abort', onAbort);
+}
+
+function tokenRefused(ctx: ITriggerFunctions): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		'The service refused the bot token (401 Unauthorized): check the access token in the Service Bot API credential',
+	);
+}
+
+function webhookConflict(ctx: ITriggerFunctions, shownUrl: string): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		`The bot has a webhook (${shownUrl}), and a bot with a webhook cannot be polled. Remove it where it was set (unpublish the workflow whose Service Bot Trigger owns it, or run Delete Webhook), use the Service Bot Trigger (webhook delivery) instead, or turn on "Delete Existing Webhook" in this trigger's options`,
+	);
+}
+
+function pollerConflict(ctx: ITriggerFunctions, test: boolean): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		test
+			? 'Another consumer is polling this bot, for example this workflow while it is published. A bot serves one poller at a time, and a test does not take updates away from it: to test, unpublish the workflow or use another bot'
+			: 'Another consumer is polling this bot (another workflow, another n8n, or another program with this bot token). A bot serves one poller at a time: stop the other one, or use another bot',
+	);
+}
+
+/** The bot's webhook URL ('' when none). */
+async function currentWebhook(ctx: ITriggerFunctions, signal?: AbortSignal): Promise<string> {
+	return (await webhookInfo(ctx, signal)).url ?? '';
+}
+
+/** Activation: a bot with a webhook cannot be polled; remove it only when the user said so. */
+async function ensureNoWebhook(ctx: ITriggerFunctions, options: PollingOptions, token: string): Promise<void> {
+	let url: string;
+	try {
+		url = await currentWebhook(ctx);
+	} catch (error) {
+		if (apiStatus(error) === '401') throw tokenRefused(ctx);
+		throw new NodeApiError(ctx.getNode(), error as JsonObject);
+	}
+	if (url === '') return;
+	const shown = displayUrl(url, token);
+	if (!options.deleteExistingWebhook) throw webhookConflict(ctx, shown);
+	ctx.logger.warn(`Service Bot Polling Trigger "${ctx.getNode().name}": deleting the bot's webhook (${shown}) ("Delete Existing Webhook" is on); whatever it delivered to stops receiving updates`);
+	await callMethod(ctx, 'deleteWebhook', {});
+}
+
+class Poller {
+	private readonly controller = new AbortController();
+	private running: Promise<void> = Promise.resolve();
+	private readonly test: boolean;
+	private readonly name: string;
+	/** One-way key of the bot token, stored with the offset. */
+	private readonly botKey: string;
+	private readonly allowedUpdates: string[];
+
+	constructor(
+		private readonly ctx: ITriggerFunctions,
+		private readonly options: PollingOptions,
+		private readonly environment: DeliveryEnvironment,
+		private readonly token: string,
+	) {
+		this.botKey = fingerprint('polling-offset', keyed(token, 'bot:v1', []));
+		this.allowedUpdates = selectedTypes(ctx).allowedUpdates;
+		this.test = runOf(ctx) === 'test';
+		this.name = `Service Bot Polling Trigger "${ctx.getNode().name}"`;
+	}
+
+	start(): void {
+		this.running = this.loop().catch((error: unknown) => {
+			// The loop catches everything it expects; anything else ends polling visibly, never unhandled.
+			this.report(new NodeOperationError(this.ctx.getNode(), `Polling stopped: ${messageOf(error)}`));
+		});
+	}
+
+	/** n8n's closeFunction: abort the open request and any wait, then wait for the loop to end. */
+	readonly stop = async (): Promise<void> => {
+		this.controller.abort();
+		await this.running;
+	};
+
+	private get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+
+	private report(error: Error): void {
+		this.controller.abort();
+		this.ctx.emitError(error);
+	}
+
+	/** The node's static data, which holds the duplicate window and the offset. */
+	private get staticData(): IDataObject {
+		return this.environment.window.staticData;
+	}
+
+	private storedOffset(): number | undefined {
+		if (this.test) return undefined;
+		const stored = this.staticData[OFFSET_KEY] as Partial<StoredOffset> | undefined;
+		return stored?.bot === this.botKey && typeof stored.offset === 'number' ? stored.offset : undefined;
+	}
+
+	private storeOffset(offset: number): void {
+		const stored: StoredOffset = { bot: this.botKey, offset };
+		this.staticData[OFFSET_KEY] = stored as unknown as IDataObject;
+	}
+
+	private request(offset: number | undefined): IDataObject {
+		const body: IDataObject = { limit: this.options.limit, timeout: this.options.longPollTimeout };
+		if (offset !== undefined) body.offset = offset;
+		// A test leaves the bot's persistent update types alone: narrowing them would make the service
+		// drop updates a published poller of the same bot is waiting for.
+		if (!this.test) body.allowed_updates = this.allowedUpdates;
+		return body;
+	}
+
+	private async loop(): Promise<void> {
+		let failures = 0;
+		let conflictSince: number | undefined;
+		let offset = this.storedOffset();
+		while (!this.signal.aborted) {
+			const asked = Date.now();
+			let result: unknown;
+			try {
+				result = await callMethod(this.ctx, 'getUpdates', this.request(offset), {
+					idempotent: true,
+					longPollSeconds: this.options.longPollTimeout,
+					abortSignal: this.signal,
+					// The loop waits and retries itself, abortably.
+					retry: { rateLimitRetries: 0, transientRetries: 0 },
+				});
+			} catch (error) {
+				if (this.signal.aborted) return;
+				failures++;
+				const status = apiStatus(error);
+				if (status === '401') return this.report(tokenRefused(this.ctx));
+				if (status === '409') {
+					const webhook = await currentWebhook(this.ctx, this.signal).catch(() => '');
+					if (webhook !== '') return this.report(webhookConflict(this.ctx, displayUrl(webhook, this.token)));
+					conflictSince ??= Date.now();
+					if (this.test || Date.now() - conflictSince >= POLL_TIMING.conflictReportMs) {
+						return this.report(pollerConflict(this.ctx, this.test));
+					}
+				}
+				const wait =
+					status === '429'
+						? Math.min(retryAfterMs(error) ?? POLL_TIMING.backoffStartMs, POLL_TIMING.retryAfterMaxMs)
+						: Math.min(POLL_TIMING.backoffStartMs * 2 ** Math.min(failures - 1, 16), POLL_TIMING.backoffMaxMs);
+				if (failures === 1 || failures % WARN_EVERY === 0) {
+					this.ctx.logger.warn(`${this.name}: getUpdates failed (${failures}× in a row): ${messageOf(error)}. Trying again in ${Math.round(wait / 100) / 10} s`);
+				}
+				await pause(wait, this.signal);
+				continue;
+			}
+			if (failures > 0) this.ctx.logger.info(`${this.name}: polling works again after ${failures} failed attempts`);
+			failures = 0;
+			conflictSince = undefined;
+
+			const updates = Array.isArray(result) ? [...(result as unknown[])] : [];
+			if (updates.length === 0) {
+				// An empty answer long before the long poll's end: no long poll happened (timeout 0, or a
+				// service that answers "nothing" while a webhook is set). Never spin.
+				const timeout = this.options.longPollTimeout;
+				if (timeout === 0 || Date.now() - asked < (timeout * 1000) / 2) {
+					if (timeout > 0) {
+						const webhook = await currentWebhook(this.ctx, this.signal).catch(() => '');
+						if (webhook !== '') return this.report(webhookConflict(this.ctx, displayUrl(webhook, this.token)));
+					}
+					await pause(POLL_TIMING.idlePauseMs, this.signal);
+				}
+				continue;
+			}
+			if (this.test) {
+				if (await this.emitFirst(updates)) return;
+				// Only updates the filters drop are waiting; a test may not acknowledge them, so look again later.
+				await pause(POLL_TIMING.idlePauseMs, this.signal);
+				continue;
+			}
+			const next = await this.emitAll(updates, offset);
+			// Entries without an update_id cannot be acknowledged: do not ask for them again at once.
+			if (next === offset) await pause(POLL_TIMING.idlePauseMs, this.signal);
+			offset = next;
+		}
+	}
+
+	/** Production: every update in order; returns the next offset. */
+	private async emitAll(updates: unknown[], offset: number | undefined): Promise<number | undefined> {
+		let next = offset;
+		for (const body of updates) {
+			if (this.signal.aborted) break;
+			const delivery = await deliverUpdate(body, this.environment);
+			if (delivery.updateId === undefined) {
+				if (!delivery.run) this.ctx.logger.warn(`${this.name}: skipped an answer entry that is ${delivery.reason}`);
+				continue;
+			}
+			next = Math.max(next ?? 0, delivery.updateId + 1);
+			// Saved by n8n together with the emit below (n8n saves a trigger's static data on emit).
+			this.storeOffset(next);
+			if (delivery.run) {
+				this.ctx.emit([this.ctx.helpers.returnJsonArray([delivery.item])]);
+			} else {
+				this.ctx.logger.debug(`${this.name}: update ${delivery.updateId} not run: ${delivery.reason}`);
+			}
+		}
+		return next;
+	}
+
+	/** Test: the first update that passes; nothing is acknowledged. */
+	private async emitFirst(updates: unknown[]): Promise<boolean> {
+		for (const body of updates) {
+			const delivery = await deliverUpdate(body, this.environment);
+			if (delivery.run) {
+				this.ctx.emit([this.ctx.helpers.returnJsonArray([delivery.item])]);
+				return true;
+			}
+		}
+		return false;
+	}
+}
+
+/** trigger() of the Service Bot Polling Trigger. */
+export async function startPolling(this: ITriggerFunctions): Promise<ITriggerResponse> {
+	const settings = readDeliverySettings(this);
+	const options = readPollingOptions(this);
+	const token = await requireToken(this);
+	await ensureNoWebhook(this, options, token);
+	const identity = identityOf(this);
+	const run = runOf(this);
+	const poller = new Poller(
+		this,
+		options,
+		{ settings, window: { key: deliveryKey(token, identity, 'polling', run), staticData: this.getWorkflowStaticData('node') } },
+		token,
+	);
+	if (run === 'test') {
+		// n8n installs the test's emit before it calls this.
+		return { closeFunction: poller.stop, manualTriggerFunction: async () => poller.start() };
+	}
+	poller.start();
+	return { closeFunction: poller.stop };
+}

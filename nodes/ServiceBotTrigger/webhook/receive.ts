@@ -1,0 +1,64 @@
+/**
+ * webhook(): one push from the service. The secret is checked first; nothing of the request is used
+ * before the sender is proven to be the service. Then the shared delivery step decides.
+ */
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { deliverUpdate } from '../delivery/deliver';
+import { deliveryKey, fingerprint, identityOf, runOf } from '../identity';
+import { readDeliverySettings, requireToken } from '../settings';
+import { SECRET_HEADER, deriveSecret, legacySecret, secretMatches } from './secret';
+
+const WARN_INTERVAL_MS = 60_000;
+/** When each trigger last warned about refused pushes (bounded: one entry per trigger served). */
+const lastWarned = new Map<string, number>();
+
+/**
+ * A push without the right secret is refused with 403 (it may be anyone). When it is the service
+ * itself, the usual cause is a changed bot token: the webhook still has the old token's secret and
+ * every update is refused. That must not stay a debug line, nor flood the log: warn once a minute.
+ */
+function warnRefused(ctx: IWebhookFunctions, key: string, test: boolean): void {
+	const now = Date.now();
+	const last = lastWarned.get(key);
+	if (last !== undefined && now - last < WARN_INTERVAL_MS) return;
+	if (lastWarned.size >= 1000) lastWarned.clear();
+	lastWarned.set(key, now);
+	const again = test ? 'listen for a test event again' : 'deactivate and activate the workflow';
+	ctx.logger.warn(
+		`Service Bot Trigger "${ctx.getNode().name}": refused a request without this trigger's secret (403). If the bot token in the credential was changed, the bot's webhook still carries the secret made with the old token and every update is refused: ${again} to register it with the new one. Logged at most once a minute.`,
+	);
+}
+
+export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const node = this.getNode();
+	const token = await requireToken(this);
+	const identity = identityOf(this);
+	const run = runOf(this);
+	const accepted = [deriveSecret(token, identity, run)];
+	if (run === 'production') {
+		// Registrations of version 0.1.0, which n8n keeps using across upgrades and restarts.
+		const productionUrl = this.getNodeWebhookUrl('default');
+		if (productionUrl) accepted.push(legacySecret(token, identity, productionUrl));
+	}
+
+	if (!secretMatches(this.getHeaderData()[SECRET_HEADER], accepted)) {
+		warnRefused(this, fingerprint('refused', identity.workflowId, identity.nodeId, run), run === 'test');
+		this.getResponseObject().status(403).end();
+		return { noWebhookResponse: true };
+	}
+
+	const delivery = await deliverUpdate(this.getBodyData(), {
+		settings: readDeliverySettings(this),
+		window: { key: deliveryKey(token, identity, 'webhook', run), staticData: this.getWorkflowStaticData('node') },
+	});
+	if (!delivery.run) {
+		if (delivery.updateId === undefined) {
+			this.logger.warn(`Service Bot Trigger "${node.name}": acknowledged a request that is ${delivery.reason}`);
+		} else {
+			this.logger.debug(`Service Bot Trigger "${node.name}": update ${delivery.updateId} not run: ${delivery.reason}`);
+		}
+		return {};
+	}
+	return { workflowData: [this.helpers.returnJsonArray([delivery.item])] };
+}

@@ -1,0 +1,55 @@
+/**
+ * The webhook secret of the Service Bot Trigger.
+ *
+ * The secret is derived, not stored: HMAC-SHA256 keyed by the bot token over the trigger's identity
+ * (workflow id, node id, webhook id) and its run (test or production), encoded base64url.
+ * - Nobody can compute it without the bot token (n8n's Telegram Trigger uses `workflowId_nodeId`).
+ * - Every n8n process that can read the credential computes the same value: the main process that
+ *   registers the webhook, a webhook process in queue mode, any process after a restart, the
+ *   editor's test run, and a test that hands a published workflow's webhook back to it.
+ * - Test and production get different secrets, as do two nodes or two workflows.
+ * Trade-off: a new bot token gives a new secret, so after a token change the webhook must be
+ * registered again (deactivate and activate the workflow); until then pushes are refused and a
+ * warning says so (see `receive.ts`).
+ *
+ * Version 0.1.0 derived the secret over the webhook URL instead of the run. n8n does not register a
+ * published workflow's webhook again on restart, so production deliveries also accept that secret
+ * (`legacySecret`), computed from the production URL, which every n8n gives in a webhook context.
+ */
+import { createHash, timingSafeEqual } from 'crypto';
+
+import type { Run, TriggerIdentity } from '../identity';
+import { keyed } from '../identity';
+
+/** Header the service puts the secret in; Node lower-cases incoming header names. */
+export const SECRET_HEADER = 'x-service-bot-api-secret-token';
+
+/** 43 characters of [A-Za-z0-9_-] (256 bits): within the service's 1–256 character rule. */
+export function deriveSecret(token: string, identity: TriggerIdentity, run: Run): string {
+	return keyed(token, 'webhook-secret:v2', [identity.workflowId, identity.nodeId, identity.webhookId, run]);
+}
+
+/** The secret version 0.1.0 registered: the same HMAC over the URL being served. */
+export function legacySecret(token: string, identity: TriggerIdentity, url: string): string {
+	return keyed(token, 'webhook-secret:v1', [identity.workflowId, identity.nodeId, identity.webhookId, url]);
+}
+
+function digest(value: string): Buffer {
+	return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/**
+ * Whether the received header equals one of the accepted secrets, in constant time: both sides are
+ * hashed to 32 bytes first, so `timingSafeEqual` always gets equal-length buffers, and every accepted
+ * secret is compared (no early exit), so the time says nothing about which one, if any, matched.
+ * An absent header, an empty one, or a repeated header (an array) never matches.
+ */
+export function secretMatches(received: unknown, accepted: readonly string[]): boolean {
+	const candidate = digest(typeof received === 'string' ? received : '');
+	let matched = false;
+	for (const secret of accepted) {
+		const equal = timingSafeEqual(candidate, digest(secret));
+		matched = (equal && secret.length > 0) || matched;
+	}
+	return matched && typeof received === 'string' && received.length > 0;
+}

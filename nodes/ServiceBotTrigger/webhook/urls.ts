@@ -1,0 +1,90 @@
+/**
+ * The URLs a webhook trigger deals with: its own (test or production), the bot's current webhook,
+ * and the spec's rules for a webhook URL.
+ */
+import { LIMITS } from '../../shared/spec';
+import { redact } from '../../shared/transport';
+
+export function sameUrl(a: string, b: string): boolean {
+	return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+}
+
+/**
+ * Whose the bot's current webhook is, seen from a trigger registering (or removing) `ownUrl`:
+ * - 'none': the bot has no webhook;
+ * - 'this': exactly `ownUrl`;
+ * - 'sibling': the same trigger's other URL — its test URL seen from production, its production URL
+ *   seen from a test. n8n serves both from the same base and they end in `/<webhookId>/<path>`,
+ *   the node's webhook id being a UUID of this node alone;
+ * - 'foreign': anything else (another workflow, another system).
+ */
+export type Ownership = 'none' | 'this' | 'sibling' | 'foreign';
+
+export function ownershipOf(current: string, ownUrl: string, webhookId: string | undefined): Ownership {
+	if (current === '') return 'none';
+	if (sameUrl(current, ownUrl)) return 'this';
+	if (!webhookId) return 'foreign';
+	try {
+		const theirs = new URL(current);
+		const ours = new URL(ownUrl);
+		const tail = (url: URL): string => url.pathname.replace(/\/+$/, '').split('/').slice(-2).join('/');
+		const sibling = theirs.origin === ours.origin && tail(theirs) === tail(ours) && tail(ours).startsWith(`${webhookId}/`);
+		return sibling ? 'sibling' : 'foreign';
+	} catch {
+		return 'foreign';
+	}
+}
+
+/** A URL for a message: no user info or query string (they may hold someone's secret), no token. */
+export function displayUrl(url: string, token: string): string {
+	let shown: string;
+	try {
+		const parsed = new URL(url);
+		shown = `${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search ? '?…' : ''}`;
+	} catch {
+		shown = url.split('?')[0];
+	}
+	return redact(shown, token);
+}
+
+function isLoopback(hostname: string): boolean {
+	const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+	return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const PORTS = LIMITS.webhookPorts.join(', ');
+const FIX =
+	`Set n8n's WEBHOOK_URL to the public HTTPS address that reaches n8n (on port ${PORTS}), or use the Service Bot Polling Trigger, which needs no public address`;
+
+/**
+ * Why the service would refuse (or could never reach) n8n's webhook URL, or undefined when it is
+ * fine. The spec's rules: HTTPS, port 443, 80, 8080 or 8443. A loopback URL (localhost, 127.x, ::1)
+ * is accepted only when the service itself is on this machine (the emulator, a local test service),
+ * the one case where it can reach it; a remote service never could.
+ */
+export function webhookUrlProblem(url: string, serviceBaseUrl: string): string | undefined {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return `n8n's webhook URL "${url}" is not a valid URL. ${FIX}`;
+	}
+	if (isLoopback(parsed.hostname)) {
+		let serviceIsLocal = false;
+		try {
+			serviceIsLocal = isLoopback(new URL(serviceBaseUrl).hostname);
+		} catch {
+			serviceIsLocal = false;
+		}
+		if (serviceIsLocal) return undefined;
+		return `n8n's webhook URL ${parsed.origin}/… points to this machine, which the service cannot reach. ${FIX}`;
+	}
+	if (parsed.protocol !== 'https:') {
+		return `n8n's webhook URL ${parsed.origin}/… is not HTTPS, and the service delivers updates only over HTTPS. ${FIX}`;
+	}
+	const port = parsed.port === '' ? 443 : Number(parsed.port);
+	if (!LIMITS.webhookPorts.includes(port)) {
+		return `n8n's webhook URL ${parsed.origin}/… uses port ${port}, and the service delivers updates only to ports ${PORTS}. ${FIX}`;
+	}
+	return undefined;
+}

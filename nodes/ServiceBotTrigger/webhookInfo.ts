@@ -1,0 +1,19 @@
+/** The bot's current webhook (getWebhookInfo, spec part 4.5), read tolerantly: both deliveries ask. */
+import { z } from 'zod/v4';
+
+import type { ServiceBotContext } from '../shared/transport';
+import { callMethod } from '../shared/transport';
+
+const WebhookInfo = z.looseObject({
+	/** '' when the bot has no webhook. */
+	url: z.string().optional().catch(undefined),
+	// Spec: "other fields not shown"; Telegram-compatible services report these two.
+	allowed_updates: z.array(z.string()).optional().catch(undefined),
+	max_connections: z.int().optional().catch(undefined),
+});
+export type WebhookInfo = z.infer<typeof WebhookInfo>;
+
+export async function webhookInfo(ctx: ServiceBotContext, abortSignal?: AbortSignal): Promise<WebhookInfo> {
+	const info = WebhookInfo.safeParse(await callMethod(ctx, 'getWebhookInfo', {}, { idempotent: true, abortSignal }));
+	return info.success ? info.data : {};
+}

@@ -1,0 +1,390 @@
+/**
+ * Issue 12: the Service Bot Polling Trigger through n8n-core's real TriggerContext against the
+ * emulator: order, filters, the offset across restarts and crashes, conflicts, rate limits, a refused
+ * token, network faults, deactivation with an open long poll, and the editor's test.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
+import { POLL_TIMING } from '../../nodes/ServiceBotTrigger/polling/poll';
+import type { Emulator, RecordedCall } from '../emulator';
+import type { RunningTrigger, TriggerHarness } from '../harness';
+import { findLeak } from '../hardening/secrecy';
+import { api, inNewProcess, makeHarness, sendButton, spyOnLogger, startTestEmulator, type LogSpy } from './helpers';
+
+let emu: Emulator;
+let logs: LogSpy;
+const running: RunningTrigger[] = [];
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown): void => {
+	unhandled.push(reason);
+};
+
+beforeAll(async () => {
+	emu = await startTestEmulator();
+	process.on('unhandledRejection', onUnhandled);
+});
+
+beforeEach(() => {
+	logs = spyOnLogger();
+	// Waits of tests are short; n8n's are not changed (see POLL_TIMING).
+	jest.replaceProperty(POLL_TIMING, 'backoffStartMs', 20);
+	jest.replaceProperty(POLL_TIMING, 'backoffMaxMs', 100);
+	jest.replaceProperty(POLL_TIMING, 'idlePauseMs', 50);
+});
+
+afterEach(async () => {
+	for (const trigger of running.splice(0)) await trigger.close();
+	logs.restore();
+	jest.restoreAllMocks();
+	emu.reset();
+	// Nothing of the trigger may end in an unhandled rejection (it would crash n8n).
+	expect(unhandled).toEqual([]);
+});
+
+afterAll(async () => {
+	process.off('unhandledRejection', onUnhandled);
+	await emu.close();
+});
+
+async function pollingHarness(parameters: INodeParameters = { updates: ['*'], options: {} }, token?: string): Promise<TriggerHarness> {
+	return await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), parameters, token });
+}
+
+async function start(harness: TriggerHarness, options?: Parameters<TriggerHarness['startTrigger']>[0]): Promise<RunningTrigger> {
+	const trigger = await harness.startTrigger(options);
+	running.push(trigger);
+	return trigger;
+}
+
+function emittedJson(trigger: RunningTrigger): IDataObject[] {
+	return trigger.emitted.map((run) => {
+		expect(run[0]).toHaveLength(1);
+		return run[0][0].json;
+	});
+}
+
+const polls = (): RecordedCall[] => emu.callsTo('getUpdates');
+
+/** Resolves once the trigger has a getUpdates request open at the emulator (no answer yet). */
+async function waitingPoll(): Promise<RecordedCall> {
+	for (;;) {
+		const open = polls().find((call) => call.status === 0 && call.response === null);
+		if (open) return open;
+		await new Promise((resolve) => setImmediate(resolve));
+	}
+}
+
+async function say(text: string, chatId = emu.demo.privateChatId, userId = emu.demo.userId): Promise<number> {
+	return (await emu.userSends({ chatId, userId, text })).update_id;
+}
+
+describe('delivery', () => {
+	test('messages and clicks arrive in order, one execution each, exactly as the service sent them', async () => {
+		const trigger = await start(await pollingHarness());
+		const messageId = await sendButton(emu, emu.demo.groupChatId, 'vote:yes');
+		const updates = [
+			await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: 'one' }),
+			await emu.userClicks({ chatId: emu.demo.groupChatId, userId: emu.demo.otherUserId, messageId, data: 'vote:yes' }),
+			await emu.userSends({ chatId: emu.demo.groupChatId, userId: emu.demo.userId, text: 'three' }),
+		];
+		await trigger.waitForEmits(3);
+		expect(emittedJson(trigger)).toEqual(updates);
+		// The service was asked with a long poll, the types chosen, and an offset acknowledging each batch.
+		const first = polls()[0].body;
+		expect(first).toMatchObject({ timeout: 45, limit: 100, allowed_updates: ['message', 'callback_query'] });
+		expect(first).not.toHaveProperty('offset');
+		await waitingPoll();
+		expect(polls().at(-1)?.body.offset).toBe(updates[2].update_id + 1);
+		expect(emu.pendingUpdates()).toEqual([]);
+		expect(emu.webhookOf()).toBeNull();
+	});
+
+	test('filters and handy fields are the webhook trigger\'s: dropped updates are acknowledged, not run', async () => {
+		const trigger = await start(
+			await pollingHarness({ updates: ['message'], options: { chatIds: emu.demo.groupChatId, addHandyFields: true } }),
+		);
+		await say('private: dropped');
+		await say('group: runs', emu.demo.groupChatId);
+		await trigger.waitForEmits(1);
+		await waitingPoll();
+		expect(emittedJson(trigger)).toEqual([
+			expect.objectContaining({ update_type: 'message', chat_id: emu.demo.groupChatId, user_id: emu.demo.userId, text: 'group: runs', callback_data: null }),
+		]);
+		expect(polls()[0].body.allowed_updates).toEqual(['message']);
+		expect(emu.pendingUpdates()).toEqual([]);
+	});
+});
+
+describe('the offset (acknowledgement) across restarts', () => {
+	test('a restart (deactivate, activate: a new context on the saved static data) neither loses nor repeats updates', async () => {
+		const harness = await pollingHarness();
+		const first = await start(harness);
+		const before = [await say('a'), await say('b')];
+		await first.waitForEmits(2);
+		await first.close();
+
+		// While the trigger is off, updates queue at the service.
+		const during = [await say('c'), await say('d')];
+		const second = await start(harness);
+		await second.waitForEmits(2);
+		await waitingPoll();
+		expect(emittedJson(first).map((update) => update.update_id)).toEqual(before);
+		expect(emittedJson(second).map((update) => update.update_id)).toEqual(during);
+		expect(polls().find((call) => call.seq > polls()[0].seq && call.body.offset === before[1] + 1)).toBeDefined();
+	});
+
+	test('n8n dying between fetch and emit: the update arrives after the restart', async () => {
+		const harness = await pollingHarness();
+		const dying = await start(harness, { dieAtEmit: { emit: 1, when: 'before' } });
+		const id = await say('fetched, never emitted');
+		await dying.waitForEmits(1); // resolves when n8n "died"
+		await dying.close();
+		expect(dying.emitted).toEqual([]);
+		// Fetched, but not acknowledged: the service still has it.
+		expect(polls().some((call) => (call.response as { result?: unknown[] } | null)?.result?.length === 1)).toBe(true);
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
+
+		const restarted = await start(await inNewProcess(emu, harness));
+		await restarted.waitForEmits(1);
+		expect(emittedJson(restarted).map((update) => update.update_id)).toEqual([id]);
+	});
+
+	test('n8n dying right after the emit: the update does not run again after the restart (the saved offset, not the duplicate window)', async () => {
+		const harness = await pollingHarness();
+		const dying = await start(harness, { dieAtEmit: { emit: 1, when: 'after' } });
+		const id = await say('emitted once');
+		await dying.waitForEmits(1);
+		await dying.close();
+		// The next getUpdates never happened: the service has not been told yet.
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
+
+		const lastBefore = polls().at(-1)?.seq ?? 0;
+		const restarted = await start(await inNewProcess(emu, harness));
+		await waitingPoll();
+		// The first request after the restart carries the saved offset, which acknowledges the update…
+		expect(polls().filter((call) => call.seq > lastBefore)[0].body.offset).toBe(id + 1);
+		expect(emu.pendingUpdates()).toEqual([]);
+		// …so it was never returned again, and the next update is the next execution.
+		const next = await say('after the restart');
+		await restarted.waitForEmits(1);
+		expect(emittedJson(restarted).map((update) => update.update_id)).toEqual([next]);
+	});
+
+	test('an offset of another bot is never sent to this one', async () => {
+		const harness = await pollingHarness();
+		harness.staticData['node:Service Bot Polling Trigger'] = { pollingOffset: { bot: 'another-bot', offset: 999 } };
+		const trigger = await start(harness);
+		const id = await say('first');
+		await trigger.waitForEmits(1);
+		expect(polls()[0].body).not.toHaveProperty('offset');
+		expect(emittedJson(trigger).map((update) => update.update_id)).toEqual([id]);
+	});
+});
+
+describe('conflicts', () => {
+	test('a webhook at activation: activation fails naming it and the choices; "Delete Existing Webhook" removes it', async () => {
+		await api(emu, 'setWebhook', { url: `http://127.0.0.1:9/hook/${emu.demo.token}?key=theirs`, secret_token: 'theirs' });
+		const failure = await (await pollingHarness()).startTrigger().then(
+			() => undefined,
+			(error: unknown) => error as Error,
+		);
+		expect(failure?.message).toMatch(/^The bot has a webhook \(http:\/\/127\.0\.0\.1:9\/hook\/\*\*\*\?…\), and a bot with a webhook cannot be polled\./);
+		expect(failure?.message).toContain('use the Service Bot Trigger (webhook delivery) instead');
+		expect(failure?.message).toContain('turn on "Delete Existing Webhook"');
+		expect(failure?.message).not.toContain(emu.demo.token);
+		expect(emu.webhookOf()?.url).toContain('127.0.0.1:9');
+		expect(polls()).toHaveLength(0);
+
+		const trigger = await start(await pollingHarness({ updates: ['*'], options: { deleteExistingWebhook: true } }));
+		expect(emu.webhookOf()).toBeNull();
+		expect(logs.messages('warn').join('\n')).toContain('deleting the bot\'s webhook (http://127.0.0.1:9/hook/***?…)');
+		const id = await say('polled now');
+		await trigger.waitForEmits(1);
+		expect(emittedJson(trigger).map((update) => update.update_id)).toEqual([id]);
+	});
+
+	test('a webhook set while polling stops the trigger with emitError naming it', async () => {
+		const trigger = await start(await pollingHarness());
+		await waitingPoll();
+		await api(emu, 'setWebhook', { url: 'http://127.0.0.1:9/late-webhook' });
+		await trigger.waitForEmits();
+		expect(trigger.errors.map((error) => error.message)).toEqual([expect.stringMatching(/^The bot has a webhook \(http:\/\/127\.0\.0\.1:9\/late-webhook\)/)]);
+		expect(trigger.closed).toBe(true);
+	});
+
+	test('a second poller: retried with backoff; reported through emitError only while it lasts', async () => {
+		jest.replaceProperty(POLL_TIMING, 'conflictReportMs', 400);
+		const trigger = await start(await pollingHarness());
+		await waitingPoll();
+		// Another consumer takes the bot over a few times, then stops: ours carries on.
+		for (let round = 0; round < 3; round++) {
+			expect((await api(emu, 'getUpdates', { timeout: 0 })).ok).toBe(true);
+			await waitingPoll();
+		}
+		const id = await say('still ours');
+		await trigger.waitForEmits(1);
+		expect(trigger.errors).toEqual([]);
+		expect(emittedJson(trigger).map((update) => update.update_id)).toEqual([id]);
+
+		// A consumer that never stops: ours reports it once conflicts have lasted conflictReportMs.
+		let stop = false;
+		const other = (async () => {
+			while (!stop) await api(emu, 'getUpdates', { timeout: 1 });
+		})();
+		await trigger.waitForEmits(99);
+		stop = true;
+		await other;
+		expect(trigger.errors.map((error) => error.message)).toEqual([
+			'Another consumer is polling this bot (another workflow, another n8n, or another program with this bot token). A bot serves one poller at a time: stop the other one, or use another bot',
+		]);
+		expect(trigger.closed).toBe(true);
+	});
+});
+
+describe('failures', () => {
+	test('429: waits the retry_after the service asked, then goes on', async () => {
+		emu.injectFault({ kind: 'status', status: 429, retryAfter: 1, method: 'getUpdates' });
+		const trigger = await start(await pollingHarness());
+		const id = await say('after the rate limit');
+		await trigger.waitForEmits(1);
+		const [limited, retried] = polls();
+		expect(limited.status).toBe(429);
+		expect(retried.at - limited.at).toBeGreaterThanOrEqual(990);
+		expect(emittedJson(trigger).map((update) => update.update_id)).toEqual([id]);
+		expect(logs.messages('warn').join('\n')).toContain('getUpdates failed (1× in a row)');
+	});
+
+	test('401 at activation fails it with the fix; 401 while polling stops with emitError, and nothing more is asked', async () => {
+		const refused = await pollingHarness(undefined, '7000000999:not-a-token');
+		await expect(refused.startTrigger()).rejects.toThrow(
+			'The service refused the bot token (401 Unauthorized): check the access token in the Service Bot API credential',
+		);
+
+		const trigger = await start(await pollingHarness());
+		await waitingPoll();
+		// Ours asks for 100 at a time; the fault spares the test's own request below.
+		emu.injectFault({ kind: 'status', status: 401, method: 'getUpdates', description: 'Unauthorized', when: (call) => call.body.limit === 100 });
+		// The open poll ends when another consumer asks; the next one meets the 401.
+		await api(emu, 'getUpdates', { timeout: 0, limit: 1 });
+		await trigger.waitForEmits();
+		expect(trigger.errors.map((error) => error.message)).toEqual([
+			'The service refused the bot token (401 Unauthorized): check the access token in the Service Bot API credential',
+		]);
+		const asked = polls().length;
+		await say('nobody listens');
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(polls()).toHaveLength(asked);
+	});
+
+	test('network drops, broken answers and 5xx mid-poll: retried with backoff, nothing lost or doubled', async () => {
+		const trigger = await start(await pollingHarness());
+		await waitingPoll();
+		// The service executes and then breaks the answer: the updates were fetched, not emitted.
+		emu.injectFault({ kind: 'reset', method: 'getUpdates', execute: true });
+		emu.injectFault({ kind: 'drop', method: 'getUpdates', execute: true });
+		emu.injectFault({ kind: 'status', status: 502, method: 'getUpdates', count: 2 });
+		emu.injectFault({ kind: 'malformed', method: 'getUpdates', execute: true });
+		const ids = [await say('one'), await say('two')];
+		await trigger.waitForEmits(2);
+		const third = await say('three');
+		await trigger.waitForEmits(3);
+		expect(emittedJson(trigger).map((update) => update.update_id)).toEqual([...ids, third]);
+		expect(polls().filter((call) => call.status !== 200).length).toBeGreaterThanOrEqual(3);
+		expect(trigger.errors).toEqual([]);
+	});
+
+	test('with Long Poll Timeout 0 (answers at once) the loop pauses between empty answers instead of spinning', async () => {
+		const trigger = await start(await pollingHarness({ updates: ['*'], options: { longPollTimeout: 0 } }));
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		// timeout 0 answers at once: the loop pauses between empty answers instead of spinning.
+		expect(polls().length).toBeLessThan(50);
+		expect(trigger.errors).toEqual([]);
+	});
+
+	test('no token, no secret in what it logs or reports', async () => {
+		emu.injectFault({ kind: 'status', status: 500, method: 'getUpdates', description: `boom ${emu.demo.token}` });
+		const trigger = await start(await pollingHarness());
+		await say('x');
+		await trigger.waitForEmits(1);
+		const lines = [...logs.messages('warn'), ...logs.messages('info'), ...logs.messages('debug'), ...logs.messages('error')];
+		expect(lines.length).toBeGreaterThan(0);
+		expect(findLeak(emu.demo.token, lines)).toBeUndefined();
+	});
+});
+
+describe('deactivation', () => {
+	test('closing while a long poll is open aborts it at once; the service sees no further getUpdates', async () => {
+		const trigger = await start(await pollingHarness());
+		const open = await waitingPoll();
+		// The long poll would be held for 45 s (longer than this test may take): close() resolving shows it was aborted.
+		const t0 = performance.now();
+		await trigger.close();
+		const closeMs = performance.now() - t0;
+		expect(open.status).toBe(0); // never answered: the client went away
+		const asked = polls().length;
+		const id = await say('after deactivation');
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(polls()).toHaveLength(asked);
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
+		expect(trigger.emitted).toEqual([]);
+		console.log(`polling: close() with an open long poll took ${closeMs.toFixed(1)} ms`);
+	});
+
+	test('closing during a backoff wait ends it at once', async () => {
+		jest.replaceProperty(POLL_TIMING, 'backoffStartMs', 60_000);
+		jest.replaceProperty(POLL_TIMING, 'backoffMaxMs', 60_000);
+		emu.injectFault({ kind: 'status', status: 503, method: 'getUpdates' });
+		const trigger = await start(await pollingHarness());
+		for (;;) {
+			if (polls().length === 1 && polls()[0].status === 503) break;
+			await new Promise((resolve) => setImmediate(resolve));
+		}
+		// Waiting 60 s before the next try; close() must not wait for it.
+		await trigger.close();
+		expect(polls()).toHaveLength(1);
+	});
+});
+
+describe('the editor\'s test (Listen for Test Event)', () => {
+	test('shows the next update without acknowledging it or changing the bot\'s update types; a published poller still gets it', async () => {
+		const harness = await pollingHarness({ updates: ['message'], options: { addHandyFields: true } });
+		const test = await harness.startManualTrigger();
+		const id = await say('seen in the editor');
+		const { items, error } = await test.result;
+		await test.close();
+		expect(error).toBeUndefined();
+		expect(items?.[0][0].json).toMatchObject({ update_id: id, text: 'seen in the editor' });
+		for (const call of polls()) {
+			expect(call.body).not.toHaveProperty('offset');
+			expect(call.body).not.toHaveProperty('allowed_updates');
+		}
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
+
+		const published = await start(harness);
+		await published.waitForEmits(1);
+		expect(emittedJson(published).map((update) => update.update_id)).toEqual([id]);
+	});
+
+	test('while a published workflow polls the same bot, the test reports the conflict and the published one carries on', async () => {
+		const harness = await pollingHarness();
+		const published = await start(harness);
+		await waitingPoll();
+		const test = await harness.startManualTrigger();
+		const { error } = await test.result;
+		await test.close();
+		expect(error?.message).toMatch(/^Another consumer is polling this bot, for example this workflow while it is published\./);
+		const id = await say('for the published one');
+		await published.waitForEmits(1);
+		expect(emittedJson(published).map((update) => update.update_id)).toEqual([id]);
+		expect(published.errors).toEqual([]);
+	});
+
+	test('with a webhook set, the test fails naming it', async () => {
+		await api(emu, 'setWebhook', { url: 'http://127.0.0.1:9/someone' });
+		const test = await (await pollingHarness()).startManualTrigger();
+		const { error } = await test.result;
+		await test.close();
+		expect(error?.message).toMatch(/^The bot has a webhook \(http:\/\/127\.0\.0\.1:9\/someone\)/);
+	});
+});
