@@ -137,6 +137,22 @@ describe('node descriptions against version 0.1.0', () => {
 
 	it('Service Bot Trigger: only the listed changes, each made on purpose', () => {
 		const changes = compare(before.serviceBotTrigger as unknown as INodeTypeDescription, new ServiceBotTrigger().description, 1);
-		expect(changes).toEqual([]);
+		expect(changes).toEqual(
+			[
+				// Issue 10.12: the subtitle reads "On messages and button clicks", "On all updates".
+				'node.subtitle',
+				// Issue 10.8/10.12: the notice says a public HTTPS URL is needed (else the polling trigger), and that a test hands the webhook back.
+				'oneWebhookNotice @ {}.displayName',
+				'options @ {}.options[name=takeOverExistingWebhook].description',
+				// Issue 10.12: the allow-lists take IDs, not @usernames, and say where to find them.
+				'options @ {}.options[name=chatIds].description',
+				'options @ {}.options[name=userIds].description',
+				// Issue 10.12: the range the service accepts.
+				'options @ {}.options[name=maxConnections].description',
+				// Issue 10.12: "All Updates" rather than "*".
+				'updates @ {}.options[value="*"].description',
+				'updates @ {}.options[value="*"].name',
+			].sort(),
+		);
 	});
 });

@@ -48,17 +48,20 @@ export interface SelectedTypes {
 	readonly filterTypes: string[];
 }
 
-/** Trigger On → the `allowed_updates` list sent to the service, and the types the trigger runs for. */
+/**
+ * Trigger On → the `allowed_updates` list sent to the service, and the types the trigger runs for.
+ *
+ * The service is always asked for every type, the full list rather than an empty one (the spec only
+ * says the listed types are forwarded, so an empty list might mean none, and an absent list may keep
+ * an older filter). Answers to a Send and Wait for Response arrive as button taps and replies to a
+ * free-text question whatever this trigger starts its workflow for; the filter drops the updates
+ * that are neither answers nor selected.
+ */
 export function selectedTypes(ctx: TriggerContext): SelectedTypes {
 	const value = ctx.getNodeParameter('updates', []) as unknown;
 	const selected = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : [];
-	if (selected.length === 0 || selected.includes('*')) {
-		// "All Updates": the full list rather than an empty one. The spec only says the listed types are
-		// forwarded, so an empty list might mean none, and an absent list may keep an older filter.
-		return { allowedUpdates: [...UPDATE_TYPES], filterTypes: [] };
-	}
-	const types = UPDATE_TYPES.filter((type) => selected.includes(type));
-	return { allowedUpdates: [...types], filterTypes: [...types] };
+	const all = selected.length === 0 || selected.includes('*');
+	return { allowedUpdates: [...UPDATE_TYPES], filterTypes: all ? [] : UPDATE_TYPES.filter((type) => selected.includes(type)) };
 }
 
 const EXAMPLE_UUID = '1f0c6b6e-3a5d-4e8b-9a51-0c2d8e1f4b7a';

@@ -14,6 +14,8 @@ export const WORKFLOWS = {
 	sendKeyboard: { file: 'send-keyboard.json', id: 'SvcBotSendKeybd1' },
 	/** Service Bot Trigger (messages and clicks) → Switch → echo with buttons | answer + edit. */
 	demoBot: { file: 'demo-bot.json', id: 'SvcBotDemoBot001' },
+	/** Manual trigger → Service Bot "Send and Wait for Response" (approval, in the chat) → "Send Message" with the decision. */
+	approval: { file: 'approval.json', id: 'SvcBotApproval01' },
 } as const;
 
 /** The demo bot's trigger node: its webhook path is `webhook/<webhookId>/webhook`. */

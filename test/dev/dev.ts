@@ -102,7 +102,7 @@ async function main(): Promise<void> {
 	const n8n = new N8n({ install, userFolder, port: n8nPort, brokerPort: await freePort(), logDir });
 	say('importing the credential and the example workflows into n8n (each n8n command takes a few seconds)…');
 	await n8n.importCredentials([demoCredential(demo)]);
-	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo)]);
+	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo), demoWorkflow('approval', demo)]);
 	await n8n.publish(WORKFLOWS.demoBot.id);
 	say('starting n8n…');
 	await n8n.start();
@@ -120,6 +120,8 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
   Workflows  "Service Bot: echo bot with buttons"   published; its trigger owns the bot's webhook
                                                      (${hook.url.replace(n8n.baseUrl, '')})
              "Service Bot: send a message with a keyboard"   open it and click "Execute workflow"
+             "Service Bot: ask for approval in the chat"     execute it, then tap Approve (below): the
+                                                     echo bot's trigger brings the answer back
   Credential "Service Bot (emulator)" → ${api}, the demo bot's token
   Emulator   ${api}   demo bot @${emulator.demo.botUsername}, token ${emulator.demo.token}
              demo user ${user}, their private chat with the bot ${chat}
@@ -129,6 +131,10 @@ Send a message as the demo user (the echo bot answers with two buttons):
 
 Click a button under the bot's answer (its message_id is in the history; "nice" or "meh"):
   curl -s ${json} -d '{"chatId":"${chat}","userId":"${user}","messageId":2,"data":"nice"}' ${api}/_emulator/clicks
+
+Tap Approve under the approval question (the bot's last message; its button data is in the history):
+  curl -s ${api}/_emulator/chats/${chat}/history
+  curl -s ${json} -d '{"chatId":"${chat}","userId":"${user}","messageId":<id>,"data":"<callback_data of ✅ Approve>"}' ${api}/_emulator/clicks
 
 Read the chat history:
   curl -s ${api}/_emulator/chats/${chat}/history

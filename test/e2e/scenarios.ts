@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_NAME, DEMO_TRIGGER, WORKFLOWS } from '../dev/demo';
 import { ACTION_SCENARIOS } from './action-scenarios';
+import { ANSWER_SCENARIOS } from './answer-scenarios';
 import { launchBrowser } from './lib/browser';
 import type { Page } from './lib/browser';
 import type { ScenarioContext } from './lib/context';
@@ -314,7 +315,8 @@ const screenshots: Scenario = {
 		await page.screenshot({ path: canvasShot });
 		ctx.log(`the echo bot workflow shows its 5 nodes → ${canvasShot}`);
 
-		const shots: Array<{ workflow: string; node: string; file: string; expected: string[] }> = [
+		/** `scrollTo`: a text of the panel brought into view before the screenshot. */
+		const shots: Array<{ workflow: string; node: string; file: string; expected: string[]; scrollTo?: string }> = [
 			{
 				workflow: workflowIds.demoBot,
 				node: 'Answer the Click',
@@ -326,6 +328,25 @@ const screenshots: Scenario = {
 				node: 'Service Bot Trigger',
 				file: 'service-bot-trigger.png',
 				expected: [DEMO_CREDENTIAL_NAME, 'A bot has one webhook', 'Trigger On', 'Message', 'Callback Query', 'Options', 'Add Handy Fields'],
+			},
+			{
+				workflow: workflowIds.approval,
+				node: 'Ask for Approval',
+				file: 'service-bot-send-and-wait.png',
+				scrollTo: 'Collect Answers',
+				expected: [
+					DEMO_CREDENTIAL_NAME,
+					'Send and Wait for Response',
+					'Chat',
+					'Message',
+					'Refund order #1042',
+					'Response Type',
+					'Approval',
+					'Collect Answers',
+					'In the Chat',
+					'In the Chat needs a published Service Bot Trigger or Service Bot Polling Trigger on the same bot',
+					'Options',
+				],
 			},
 			{
 				workflow: workflowIds.sendKeyboard,
@@ -357,6 +378,7 @@ const screenshots: Scenario = {
 			}
 			const text = await openNode(page, shot.node, shot.expected, join(ctx.screenshotDir, shot.file.replace('.png', '-failed.png')));
 			assert.doesNotMatch(text, /Install this node to use it|node is not currently installed|unrecognized node/i);
+			if (shot.scrollTo) await page.locator('[data-test-id="node-parameters"]').locator(`text=${shot.scrollTo}`).first().scrollIntoViewIfNeeded();
 			const path = join(ctx.screenshotDir, shot.file);
 			await page.screenshot({ path });
 			ctx.log(`${shot.node}: the panel shows ${shot.expected.join(', ')} → ${path}`);
@@ -390,4 +412,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS];

@@ -47,6 +47,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { captureErrorReports } from './error-reports';
+import { FakeResponse } from './fake-response';
 import { createAdditionalData } from './additional-data';
 import type { TestCredentials } from './credentials-helper';
 import { TEST_CREDENTIAL_REF } from './execute-node';
@@ -138,57 +139,6 @@ export interface TriggerHarness {
 	startTrigger(options?: StartTriggerOptions): Promise<RunningTrigger>;
 	/** The editor's "Listen for test event" on a trigger() node. */
 	startManualTrigger(): Promise<ManualTriggerRun>;
-}
-
-/** The subset of express's Response that nodes use; records what was sent. */
-class FakeResponse {
-	statusCode = 200;
-	headersSent = false;
-	body: unknown = undefined;
-	readonly headers: Record<string, string> = {};
-
-	status(code: number): this {
-		this.statusCode = code;
-		return this;
-	}
-
-	sendStatus(code: number): this {
-		return this.status(code).send(String(code));
-	}
-
-	setHeader(name: string, value: string): this {
-		this.headers[name.toLowerCase()] = String(value);
-		return this;
-	}
-
-	header(name: string, value: string): this {
-		return this.setHeader(name, value);
-	}
-
-	set(name: string, value: string): this {
-		return this.setHeader(name, value);
-	}
-
-	getHeader(name: string): string | undefined {
-		return this.headers[name.toLowerCase()];
-	}
-
-	json(body: unknown): this {
-		this.setHeader('content-type', 'application/json; charset=utf-8');
-		return this.send(body);
-	}
-
-	send(body?: unknown): this {
-		if (this.headersSent) throw new Error('Test harness: the response was already sent');
-		this.body = body;
-		this.headersSent = true;
-		return this;
-	}
-
-	end(body?: unknown): this {
-		if (!this.headersSent) this.send(body);
-		return this;
-	}
 }
 
 function defaultWebhook(webhooks: IWebhookDescription[] | undefined, type: string): IWebhookDescription {

@@ -7,7 +7,9 @@
  *   in a WebhookContext on the stored run data; what `webhook()` returns becomes the node's output and
  *   the execution goes on; when it returns no workflow data the execution keeps waiting;
  * - a wait that runs out goes on with the node disabled, passing its stored input on;
- * - a finished execution answers 409.
+ * - an answer to an execution that went on (answered, or its wait ran out) gets n8n's "no action
+ *   required" page with status 200, as n8n answers a finished send-and-wait execution; an unknown
+ *   execution gets 404.
  * `serveWaiting()` puts the resume URLs on a real HTTP server, so a trigger can resume over HTTP.
  */
 // n8n-core keeps its own copy of @n8n/di: the container its InstanceSettings (the signing secret) live in.
@@ -55,6 +57,9 @@ export interface WaitingExecution {
 	/** The wait runs out now (n8n's WaitTracker at `waitTill`). */
 	timeOut(): Promise<ExecuteNodeResult>;
 }
+
+/** n8n's page (view `send-and-wait-no-action-required`) for an answer that comes too late. */
+export const NO_ACTION_REQUIRED_PAGE = '<!DOCTYPE html><html><body><p>No action required</p></body></html>';
 
 function parseBody(raw: string, contentType: string): unknown {
 	if (raw === '') return {};
@@ -111,7 +116,7 @@ export async function runUntilWait(options: ExecuteNodeOptions): Promise<Waiting
 			const secret = Container.get(InstanceSettings).hmacSignatureSecret;
 			if (signature === '' || !validateUrlSignature(signature, url, secret)) return { status: 401, body: { error: 'Invalid token' } };
 			if (!url.pathname.endsWith(`/${executionId}/${encodeURIComponent(node.id)}`)) return { status: 404, body: { error: 'Not found' } };
-			if (finished) return { status: 409, body: { error: `The execution "${executionId}" has finished already.` } };
+			if (finished) return { status: 200, contentType: 'text/html; charset=utf-8', body: NO_ACTION_REQUIRED_PAGE };
 
 			const headers: Record<string, string> = {};
 			for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;

@@ -11,7 +11,7 @@
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runUntilWait, type WaitingExecution } from '../harness/waiting';
+import { NO_ACTION_REQUIRED_PAGE, runUntilWait, type WaitingExecution } from '../harness/waiting';
 import { byId, nodeType, useEmulator } from './helpers';
 
 const ctx = useEmulator();
@@ -164,7 +164,7 @@ describe('Send and Wait for Response: answers in the chat (as the trigger brings
 		expect(accepted.resumed?.output[0].json).toMatchObject({ approved: true });
 	});
 
-	it('a forged signature, a signature with another token, or another message resume nothing; a second answer gets 409', async () => {
+	it("a forged signature, a signature with another token, or another message resume nothing; a second answer gets n8n's no-action page", async () => {
 		const execution = await waitOn(ask());
 		expect((await answerInChat(execution, { choice: 0 }, { token: '999:not-the-bot' })).body).toEqual({
 			resumed: false,
@@ -179,8 +179,10 @@ describe('Send and Wait for Response: answers in the chat (as the trigger brings
 		expect((await answerInChat(execution, { choice: 7 })).body).toEqual({ resumed: false, notice: 'This button is not valid anymore.' });
 		expect(execution.finished).toBeUndefined();
 		expect((await answerInChat(execution, { choice: 1 })).resumed?.output[0].json).toMatchObject({ approved: false });
-		// As n8n answers for an execution that already went on.
-		expect((await answerInChat(execution, { choice: 0 }, { url, messageId })).status).toBe(409);
+		// n8n answers an execution that already went on with its own page, not the node's JSON.
+		const late = await answerInChat(execution, { choice: 0 }, { url, messageId });
+		expect(late).toMatchObject({ status: 200, body: NO_ACTION_REQUIRED_PAGE });
+		expect(late.resumed).toBeUndefined();
 	});
 
 	it('two questions waiting in the same chat: each answer resumes its own execution', async () => {

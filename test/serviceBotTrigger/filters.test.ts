@@ -61,14 +61,14 @@ async function say(chatId: string, userId: string, text: string): Promise<void> 
 }
 
 describe('Trigger On (update types)', () => {
-	test('only messages: a message runs; the service is told not to send clicks, and a click that arrives anyway does not run', async () => {
+	test('only messages: a message runs, a click does not; the service still sends clicks (answers to a Send and Wait for Response are clicks)', async () => {
 		const trigger = await start({ updates: ['message'], options: {} });
-		expect(emu.webhookOf()?.allowedUpdates).toEqual(['message']);
+		expect(emu.webhookOf()?.allowedUpdates).toEqual(['message', 'callback_query']);
 		await say(emu.demo.privateChatId, emu.demo.userId, 'counted');
 		await click(emu.demo.privateChatId, emu.demo.userId, 'not-counted');
 		expect(trigger.emitted().map((item) => (item.message as IDataObject | undefined)?.text)).toEqual(['counted']);
 
-		// A click delivered despite allowed_updates (e.g. sent while an older filter applied).
+		// A click pushed straight to the webhook.
 		const receipt = await trigger.harness.receive({
 			headers: { [SECRET_HEADER]: trigger.secret },
 			body: {

@@ -136,8 +136,9 @@ describe('activation sets the webhook with a derived secret (acceptance 1)', () 
 		const plainCall = emu.callsTo('setWebhook').at(-1);
 		expect(plainCall?.body).not.toHaveProperty('max_connections');
 		expect(plainCall?.body).not.toHaveProperty('drop_pending_updates');
-		expect(plainCall?.body.allowed_updates).toEqual(['message']);
-		expect(emu.webhookOf()?.allowedUpdates).toEqual(['message']);
+		// Clicks too, though Trigger On has only messages: answers to a Send and Wait for Response are clicks.
+		expect(plainCall?.body.allowed_updates).toEqual(['message', 'callback_query']);
+		expect(emu.webhookOf()?.allowedUpdates).toEqual(['message', 'callback_query']);
 		// Default: the backlog is kept (the push to the closed port fails and the update stays queued).
 		expect(emu.pendingUpdates().length).toBeGreaterThanOrEqual(1);
 		await plain.delete();
@@ -183,16 +184,16 @@ describe('checkExists', () => {
 		expect(await withoutRecord.activate()).toBe(true);
 		expect(emu.webhookOf()?.secretToken).toMatch(SECRET_PATTERN);
 
-		// Trigger On changed since registration: re-register so allowed_updates follows.
+		// Max Connections changed since registration: re-register so the service uses the new value.
 		const changed = await makeHarness(emu, {
 			...ids,
 			webhookBaseUrl,
 			staticData: harness.staticData,
-			parameters: { updates: ['callback_query'], options: {} },
+			parameters: { updates: ['*'], options: { maxConnections: 5 } },
 		});
 		expect(await changed.checkExists()).toBe(false);
 		expect(await changed.activate()).toBe(true);
-		expect(emu.webhookOf()?.allowedUpdates).toEqual(['callback_query']);
+		expect(emu.webhookOf()?.maxConnections).toBe(5);
 	});
 });
 
@@ -327,7 +328,7 @@ describe('test and production of one trigger (issue 10, points 7 and 8)', () => 
 		});
 		await trigger.activate();
 		const published = emu.webhookOf();
-		expect(published).toMatchObject({ url: trigger.webhookUrl, allowedUpdates: ['message'], maxConnections: 7 });
+		expect(published).toMatchObject({ url: trigger.webhookUrl, allowedUpdates: ['message', 'callback_query'], maxConnections: 7 });
 
 		expect(await trigger.activate('manual')).toBe(true);
 		expect(emu.webhookOf()?.url).toBe(trigger.testWebhookUrl);
@@ -339,7 +340,7 @@ describe('test and production of one trigger (issue 10, points 7 and 8)', () => 
 		expect(emu.webhookOf()).toMatchObject({
 			url: published?.url,
 			secretToken: published?.secretToken,
-			allowedUpdates: ['message'],
+			allowedUpdates: ['message', 'callback_query'],
 			maxConnections: 7,
 		});
 		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);

@@ -111,7 +111,8 @@ describe('delivery', () => {
 		expect(emittedJson(trigger)).toEqual([
 			expect.objectContaining({ update_type: 'message', chat_id: emu.demo.groupChatId, user_id: emu.demo.userId, text: 'group: runs', callback_data: null }),
 		]);
-		expect(polls()[0].body.allowed_updates).toEqual(['message']);
+		// Clicks too: answers to a Send and Wait for Response are clicks.
+		expect(polls()[0].body.allowed_updates).toEqual(['message', 'callback_query']);
 		expect(emu.pendingUpdates()).toEqual([]);
 	});
 });

@@ -116,7 +116,8 @@ export const sendAndWaitFields: INodeProperties[] = [
 			{
 				name: 'In the Chat',
 				value: 'inChat',
-				description: 'Buttons in the chat (free text: a reply to the message). Needs an active Service Bot Trigger for the same bot.',
+				description:
+					'Buttons in the chat (free text: a reply to the message). Needs a published Service Bot Trigger or Service Bot Polling Trigger on the same bot.',
 			},
 			{
 				name: 'On a Web Page',
@@ -128,7 +129,7 @@ export const sendAndWaitFields: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'In the Chat: a Service Bot Trigger for the same bot must be active (webhook or polling delivery) — it receives the taps and resumes this execution. This node cannot see whether one is. The question also carries a link to a web answer page.',
+			'In the Chat needs a published Service Bot Trigger or Service Bot Polling Trigger on the same bot, in any workflow: it receives the taps and resumes this execution. This node cannot see whether one is published. The question also carries a link to a web answer page.',
 		name: 'inChatNotice',
 		type: 'notice',
 		default: '',

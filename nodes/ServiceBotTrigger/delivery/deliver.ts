@@ -7,6 +7,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import type { AnswerDesk } from './answers';
+import { handleAnswer } from './answers';
 import { seenBefore } from './duplicates';
 import type { Filters } from './filters';
 import { filteredOut } from './filters';
@@ -29,6 +31,8 @@ export interface DeliveryWindow {
 export interface DeliveryEnvironment {
 	readonly settings: DeliverySettings;
 	readonly window: DeliveryWindow;
+	/** For answers in the chat to a waiting Send and Wait for Response. */
+	readonly answers: AnswerDesk;
 }
 
 export type Delivery =
@@ -43,18 +47,20 @@ export type Delivery =
 /** A step of the delivery: `undefined` lets the update go on, a text ends its delivery (the reason). */
 type Stage = (update: ReceivedUpdate, environment: DeliveryEnvironment) => string | undefined | Promise<string | undefined>;
 
+const notAnAnswer: Stage = async (update, { answers }) => await handleAnswer(update, answers);
+
 const selected: Stage = (update, { settings }) => filteredOut(update, settings);
 
 const notSeenBefore: Stage = (update, { window }) =>
 	seenBefore(window.key, update.updateId, window.staticData) ? 'it was already received' : undefined;
 
 /**
- * The stages, in order. A stage that handles an update itself instead of starting this workflow (for
- * example a button tap that answers a waiting execution, which then answers the callback query and
- * resumes that execution) goes first, so filters and the duplicate window apply only to updates that
- * start the workflow.
+ * The stages, in order. Answers to waiting executions go first: they never start this workflow,
+ * whatever Trigger On and the allow-lists say (the signature proves them; the action node checks
+ * who may answer), and n8n refuses a second resume of the same wait, so they need no duplicate
+ * window either.
  */
-const STAGES: readonly Stage[] = [selected, notSeenBefore];
+const STAGES: readonly Stage[] = [notAnAnswer, selected, notSeenBefore];
 
 export async function deliverUpdate(body: unknown, environment: DeliveryEnvironment): Promise<Delivery> {
 	const parsed = parseUpdate(body);

@@ -24,7 +24,9 @@
  *
  * A test in the editor ('manual') reads the bot's queue without an offset and without
  * `allowed_updates`, emits the first update that passes the filters and ends: it acknowledges
- * nothing and changes nothing a published poller of the same bot relies on.
+ * nothing and changes nothing a published poller of the same bot relies on. For the same reason it
+ * leaves answers to waiting executions to the published poller (it would bring each one again at
+ * every look).
  */
 import type { IDataObject, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
@@ -317,7 +319,11 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	const poller = new Poller(
 		this,
 		options,
-		{ settings, window: { key: deliveryKey(token, identity, 'polling', run), staticData: this.getWorkflowStaticData('node') } },
+		{
+			settings,
+			window: { key: deliveryKey(token, identity, 'polling', run), staticData: this.getWorkflowStaticData('node') },
+			answers: { ctx: this, token, brings: run === 'production' },
+		},
 		token,
 	);
 	if (run === 'test') {

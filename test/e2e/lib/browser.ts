@@ -18,6 +18,7 @@ export interface Locator {
 	fill(value: string, options?: { timeout?: number }): Promise<void>;
 	innerText(options?: { timeout?: number }): Promise<string>;
 	count(): Promise<number>;
+	scrollIntoViewIfNeeded(options?: { timeout?: number }): Promise<void>;
 	screenshot(options: { path: string; timeout?: number }): Promise<unknown>;
 	/** Runs `fn` in the page on the matched elements (here: form fields, whose values are not text). */
 	evaluateAll<R>(fn: (elements: Array<{ value?: string }>) => R): Promise<R>;
