@@ -8,10 +8,12 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
 import { fieldsOf } from '../describe/fields';
-import { chat } from '../methods/method';
+import { chat, parseMode } from '../methods/method';
 
 /** The question's chat, as every other operation asks for it. */
 export const QUESTION_CHAT = chat('Chat', 'Chat to ask in: its UUID, or the public username of a group or channel starting with @');
+/** The question's parse mode (option `parseMode`), as Send Message offers it. */
+export const QUESTION_PARSE_MODE = parseMode();
 
 export const RESPONSE_TYPES = ['approval', 'choice', 'freeText'] as const;
 export type ResponseType = (typeof RESPONSE_TYPES)[number];
@@ -210,18 +212,7 @@ export const sendAndWaitFields: INodeProperties[] = [
 					},
 				],
 			},
-			{
-				displayName: 'Parse Mode',
-				name: 'parseMode',
-				type: 'options',
-				options: [
-					{ name: 'None', value: 'none', description: 'Send the message as it is' },
-					{ name: 'HTML', value: 'HTML' },
-					{ name: 'Markdown', value: 'Markdown' },
-					{ name: 'MarkdownV2', value: 'MarkdownV2' },
-				],
-				default: 'none',
-			},
+			...fieldsOf(QUESTION_PARSE_MODE),
 			{
 				displayName: 'Restrict to User IDs',
 				name: 'allowedUserIds',

@@ -9,7 +9,7 @@ import type { At } from '../read/errors';
 import { inputError, show } from '../read/errors';
 import { parseLabels } from '../read/grid';
 import type { ResponseType } from './fields';
-import { RESPONSE_TYPES } from './fields';
+import { QUESTION_PARSE_MODE, RESPONSE_TYPES } from './fields';
 
 export type Read = (name: string, fallback: unknown) => unknown;
 
@@ -86,7 +86,7 @@ export function readQuestion(read: Read, at: At): Question {
 		answerLabel: responseType === 'freeText' ? label(at, 'Answer Button Label', text(read('answerLabel', '✍️ Answer'), '✍️ Answer')) : '',
 		collect: oneOf(at, 'Collect Answers', read('collectAnswers', 'inChat'), ['inChat', 'webPage'] as const),
 		afterAnswer: oneOf(at, 'After the Answer', options.afterAnswer ?? 'edit', ['edit', 'removeButtons', 'leave'] as const),
-		parseMode: parseMode === 'none' ? undefined : oneOf(at, 'Parse Mode', parseMode, ['HTML', 'Markdown', 'MarkdownV2'] as const),
+		parseMode: parseMode === 'none' ? undefined : oneOf(at, 'Parse Mode', parseMode, QUESTION_PARSE_MODE.values ?? []),
 		allowedUserIds,
 		webLabel: label(at, 'Web Answer Button Label', text(options.webLabel, '🌐 Answer in the browser')),
 	};
