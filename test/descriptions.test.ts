@@ -149,6 +149,8 @@ describe('node descriptions against version 0.1.0', () => {
 				'options @ {}.options[name=userIds].description',
 				// Issue 10.12: the range the service accepts.
 				'options @ {}.options[name=maxConnections].description',
+				// Issue 13: Trigger On says that answers to a Send and Wait for Response are always received.
+				'updates @ {}.description',
 				// Issue 10.12: "All Updates" rather than "*".
 				'updates @ {}.options[value="*"].description',
 				'updates @ {}.options[value="*"].name',

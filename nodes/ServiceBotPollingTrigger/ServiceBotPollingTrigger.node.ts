@@ -1,8 +1,7 @@
 import type { INodeType, INodeTypeDescription, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { DOCUMENTATION_URL, LIMITS } from '../shared/spec';
-import { SUBTITLE, optionsCollection, triggerOn } from '../ServiceBotTrigger/description';
+import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollection, triggerOn } from '../ServiceBotTrigger/description';
 import { startPolling } from '../ServiceBotTrigger/polling/poll';
 
 /**
@@ -15,23 +14,15 @@ export class ServiceBotPollingTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Service Bot Polling Trigger',
 		name: 'serviceBotPollingTrigger',
-		icon: { light: 'file:../../icons/serviceBotTrigger.svg', dark: 'file:../../icons/serviceBotTrigger.dark.svg' },
-		group: ['trigger'],
-		version: 1,
-		subtitle: SUBTITLE,
 		description: 'Starts the workflow when the Service bot receives a message or a button click, by polling: no public URL needed',
 		documentationUrl: `${DOCUMENTATION_URL}#service-bot-polling-trigger`,
 		defaults: {
 			name: 'Service Bot Polling Trigger',
 		},
-		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'serviceBotApi',
-				required: true,
-			},
-		],
+		...TRIGGER_NODE_BASE,
+		// The community-node lint wants these two written in the class.
+		icon: { light: 'file:../../icons/serviceBotTrigger.svg', dark: 'file:../../icons/serviceBotTrigger.dark.svg' },
+		subtitle: SUBTITLE,
 		properties: [
 			{
 				displayName:

@@ -1,8 +1,7 @@
 import type { IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { DOCUMENTATION_URL, LIMITS } from '../shared/spec';
-import { SUBTITLE, optionsCollection, triggerOn } from './description';
+import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollection, triggerOn } from './description';
 import { checkExists, create, remove } from './webhook/lifecycle';
 import { receive } from './webhook/receive';
 
@@ -11,23 +10,15 @@ export class ServiceBotTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Service Bot Trigger',
 		name: 'serviceBotTrigger',
-		icon: { light: 'file:../../icons/serviceBotTrigger.svg', dark: 'file:../../icons/serviceBotTrigger.dark.svg' },
-		group: ['trigger'],
-		version: 1,
-		subtitle: SUBTITLE,
 		description: 'Starts the workflow when the Service bot receives a message or a button click',
 		documentationUrl: `${DOCUMENTATION_URL}#trigger`,
 		defaults: {
 			name: 'Service Bot Trigger',
 		},
-		inputs: [],
-		outputs: [NodeConnectionTypes.Main],
-		credentials: [
-			{
-				name: 'serviceBotApi',
-				required: true,
-			},
-		],
+		...TRIGGER_NODE_BASE,
+		// The community-node lint wants these two written in the class.
+		icon: { light: 'file:../../icons/serviceBotTrigger.svg', dark: 'file:../../icons/serviceBotTrigger.dark.svg' },
+		subtitle: SUBTITLE,
 		webhooks: [
 			{
 				name: 'default',

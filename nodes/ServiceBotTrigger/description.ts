@@ -1,7 +1,9 @@
 /** The parts of the two triggers' descriptions that are the same: what starts the workflow, and its output. */
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { UPDATE_TYPES } from '../shared/spec';
+import { CREDENTIAL_TYPE } from '../shared/transport';
 
 const UPDATE_TYPE_NAMES: Record<(typeof UPDATE_TYPES)[number], { name: string; description: string; words: string }> = {
 	message: { name: 'Message', description: 'A user sends a message in a chat the bot can see', words: 'messages' },
@@ -14,13 +16,23 @@ const WORDS = JSON.stringify(Object.fromEntries(UPDATE_TYPES.map((type) => [type
 /** The canvas subtitle: "On all updates", "On messages", "On messages and button clicks". */
 export const SUBTITLE = `={{ ${SELECTED}.length === 0 || ${SELECTED}.includes("*") ? "On all updates" : "On " + ${SELECTED}.map((type) => (${WORDS})[type] || type).join(" and ") }}`;
 
+/** What both trigger nodes are alike in (besides icon and subtitle): group, version, no input, one output, the credential. */
+export const TRIGGER_NODE_BASE = {
+	group: ['trigger'],
+	version: 1,
+	inputs: [],
+	outputs: [NodeConnectionTypes.Main],
+	credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+} satisfies Partial<INodeTypeDescription>;
+
 export const triggerOn: INodeProperties = {
 	displayName: 'Trigger On',
 	name: 'updates',
 	type: 'multiOptions',
 	required: true,
 	default: ['*'],
-	description: 'The kinds of update that start the workflow; the service is told to send only these',
+	description:
+		'The kinds of update that start the workflow. Button taps and replies that answer a Send and Wait for Response are always received: they resume the waiting workflow instead.',
 	options: [
 		// Value '*' is what saved workflows hold; only its label reads as words.
 		{ name: 'All Updates', value: '*', description: 'Every kind of update' },

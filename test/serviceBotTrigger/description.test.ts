@@ -29,6 +29,8 @@ const CHANGED_TEXTS = [
 	'properties.options.options.chatIds.description',
 	'properties.options.options.userIds.description',
 	'properties.options.options.takeOverExistingWebhook.description',
+	// Issue 13: answers to a Send and Wait for Response are received whatever Trigger On says.
+	'properties.updates.description',
 ];
 
 /** Flattens a description to path → value, naming properties by their `name` so order does not matter. */

@@ -9,7 +9,7 @@ import type { At } from '../read/errors';
 import { inputError, show } from '../read/errors';
 import { parseLabels } from '../read/grid';
 import type { ResponseType } from './fields';
-import { QUESTION_PARSE_MODE, RESPONSE_TYPES } from './fields';
+import { DEFAULT_LABELS, QUESTION_PARSE_MODE, RESPONSE_TYPES } from './fields';
 
 export type Read = (name: string, fallback: unknown) => unknown;
 
@@ -54,8 +54,8 @@ export function readQuestion(read: Read, at: At): Question {
 	let labels: string[] = [];
 	if (responseType === 'approval') {
 		const approval = ((read('approvalOptions', {}) as IDataObject)?.values ?? {}) as IDataObject;
-		labels = [label(at, 'Approve Button Label', text(approval.approveLabel, '✅ Approve'))];
-		if (approval.approvalType !== 'single') labels.push(label(at, 'Decline Button Label', text(approval.disapproveLabel, '❌ Decline')));
+		labels = [label(at, 'Approve Button Label', text(approval.approveLabel, DEFAULT_LABELS.approve))];
+		if (approval.approvalType !== 'single') labels.push(label(at, 'Decline Button Label', text(approval.disapproveLabel, DEFAULT_LABELS.decline)));
 	} else if (responseType === 'choice') {
 		const parsed = parseLabels(read('choices', ''));
 		if (!parsed.ok) throw inputError(at, 'Choices', [parsed.problem]);
@@ -83,12 +83,12 @@ export function readQuestion(read: Read, at: At): Question {
 		responseType,
 		labels,
 		perRow,
-		answerLabel: responseType === 'freeText' ? label(at, 'Answer Button Label', text(read('answerLabel', '✍️ Answer'), '✍️ Answer')) : '',
+		answerLabel: responseType === 'freeText' ? label(at, 'Answer Button Label', text(read('answerLabel', DEFAULT_LABELS.answer), DEFAULT_LABELS.answer)) : '',
 		collect: oneOf(at, 'Collect Answers', read('collectAnswers', 'inChat'), ['inChat', 'webPage'] as const),
 		afterAnswer: oneOf(at, 'After the Answer', options.afterAnswer ?? 'edit', ['edit', 'removeButtons', 'leave'] as const),
 		parseMode: parseMode === 'none' ? undefined : oneOf(at, 'Parse Mode', parseMode, QUESTION_PARSE_MODE.values ?? []),
 		allowedUserIds,
-		webLabel: label(at, 'Web Answer Button Label', text(options.webLabel, '🌐 Answer in the browser')),
+		webLabel: label(at, 'Web Answer Button Label', text(options.webLabel, DEFAULT_LABELS.web)),
 	};
 }
 
