@@ -8,17 +8,12 @@ import { join } from 'node:path';
 import { DEMO_CREDENTIAL_NAME, DEMO_TRIGGER, WORKFLOWS } from '../dev/demo';
 import { launchBrowser } from './lib/browser';
 import type { Page } from './lib/browser';
-import type { ScenarioContext } from './lib/context';
 import type { StoredMessage } from './lib/emulator';
 import { PACKAGE_NAME } from './lib/install';
 import { DEMO_OWNER } from './lib/n8n';
 import type { Json } from './lib/n8n';
 import { waitFor } from './lib/processes';
-
-export interface Scenario {
-	name: string;
-	run(ctx: ScenarioContext): Promise<void>;
-}
+import type { Scenario } from './lib/runner';
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
 const TRIGGER_TYPE = `${PACKAGE_NAME}.serviceBotTrigger`;

@@ -43,16 +43,10 @@ export async function deactivate(main: N8n, workflowId: string): Promise<void> {
 	if (result.active !== false) throw new Error(`workflow ${workflowId} is still active`);
 }
 
-/** The echo bot with the saved credential, and optionally other trigger options (e.g. maxConnections). */
-export function echoBot(emulator: EmulatorProcess, credentialId: string, triggerOptions: Record<string, unknown> = {}): Record<string, unknown> {
+/** The echo bot (test/dev/workflows/demo-bot.json) with the saved credential. */
+export function echoBot(emulator: EmulatorProcess, credentialId: string): Record<string, unknown> {
 	const demo = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
-	const workflow = JSON.parse(JSON.stringify(demoWorkflow('demoBot', demo)).split(DEMO_CREDENTIAL_ID).join(credentialId)) as {
-		nodes: Array<{ name: string; parameters: { options?: Record<string, unknown> } }>;
-	};
-	const trigger = workflow.nodes.find((node) => node.name === DEMO_TRIGGER.name);
-	if (!trigger) throw new Error('the echo bot has no trigger');
-	trigger.parameters.options = { ...trigger.parameters.options, ...triggerOptions };
-	return workflow as unknown as Record<string, unknown>;
+	return JSON.parse(JSON.stringify(demoWorkflow('demoBot', demo)).split(DEMO_CREDENTIAL_ID).join(credentialId)) as Record<string, unknown>;
 }
 
 /**
@@ -170,40 +164,37 @@ export async function waitForCalls(emulator: EmulatorProcess, method: string, co
 export const UNFINISHED = new Set(['new', 'running', 'waiting']);
 
 /**
- * The service's webhook timeout in the scenarios that are not about re-sent updates: long enough that
- * a loaded 2-core machine never makes the emulator send an update twice (scenario 2 is about that).
+ * The service's webhook timeout: long enough that a loaded 2-core machine never makes the emulator
+ * send an update twice by itself (scenario 2 makes it re-send on purpose, by dropping answers).
  */
 export const PATIENT_SERVICE_MS = 60_000;
 
 export interface EchoBotSetUp {
 	emulator: EmulatorProcess;
 	cluster: QueueCluster;
-	credentialId: string;
 	workflowId: string;
 	hook: WebhookView;
 }
 
 /** Emulator, cluster, owner, credential and the echo bot, activated through the main. */
-export async function echoBotInCluster(
-	ctx: ScenarioContext,
-	options: ClusterOptions & { serviceTimeoutMs?: number; triggerOptions?: Record<string, unknown> } = {},
-): Promise<EchoBotSetUp> {
-	const emulator = await ctx.emulator({ timeoutMs: options.serviceTimeoutMs ?? PATIENT_SERVICE_MS });
+export async function echoBotInCluster(ctx: ScenarioContext, options: ClusterOptions = {}): Promise<EchoBotSetUp> {
+	const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
 	const cluster = await QueueCluster.start(ctx, options);
 	await cluster.main.setupOwner();
 	const credentialId = await createCredential(cluster.main, emulator);
-	const workflowId = await createWorkflow(cluster.main, echoBot(emulator, credentialId, options.triggerOptions));
+	const workflowId = await createWorkflow(cluster.main, echoBot(emulator, credentialId));
 	await activate(cluster.main, workflowId);
 	const hook = await waitFor('activation to set the webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 120_000 });
 	const expected = `${cluster.proxy.url}/webhook/${DEMO_TRIGGER.webhookId}/webhook`;
 	if (hook.url !== expected) throw new Error(`the bot's webhook is ${hook.url}, not the load balancer's ${expected}`);
 	ctx.log(`echo bot ${workflowId} active; the bot's webhook is ${hook.url}`);
-	return { emulator, cluster, credentialId, workflowId, hook };
+	return { emulator, cluster, workflowId, hook };
 }
 
 /** Waits until the service has no push running or due and n8n has finished every execution of the workflow. */
 export async function settled(emulator: EmulatorProcess, cluster: QueueCluster, workflowId: string, atLeast: number): Promise<Array<{ id: string; status: string }>> {
-	await waitFor('the service to deliver every update', async () => (await emulator.idle(600_000)).idle, { limitMs: 600_000 });
+	// The service keeps an update pending until it was answered with a 2xx (or given up on).
+	await waitFor('the service to deliver every update', async () => (await emulator.pendingUpdates()).length === 0, { limitMs: 600_000, intervalMs: 250 });
 	return await waitFor(
 		`${atLeast} finished executions`,
 		async () => {

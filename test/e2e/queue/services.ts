@@ -19,6 +19,23 @@ function postgresBinDir(): string {
 	return join(base, String(newest), 'bin');
 }
 
+const throwAwayDirs = new Set<string>();
+process.on('exit', () => {
+	for (const dir of throwAwayDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new temporary folder, removed by `removeDir` or, at the latest, when this process exits (also after Ctrl-C). */
+function throwAwayDir(prefix: string): string {
+	const dir = mkdtempSync(join(tmpdir(), prefix));
+	throwAwayDirs.add(dir);
+	return dir;
+}
+
+function removeDir(dir: string): void {
+	rmSync(dir, { recursive: true, force: true });
+	throwAwayDirs.delete(dir);
+}
+
 function isRoot(): boolean {
 	return typeof process.getuid === 'function' && process.getuid() === 0;
 }
@@ -46,7 +63,7 @@ export class Postgres {
 	/** initdb into a new temporary folder, then `postgres` in the foreground on a free port. */
 	static async start(logDir: string): Promise<Postgres> {
 		const bin = postgresBinDir();
-		const dataDir = mkdtempSync(join(tmpdir(), 'service-bot-pg-'));
+		const dataDir = throwAwayDir('service-bot-pg-');
 		if (isRoot()) execFileSync('chown', ['postgres:postgres', dataDir]);
 		const [initdb, initArgs] = asPostgresUser(join(bin, 'initdb'), ['-D', dataDir, '-U', 'n8n', '--auth=trust', '-E', 'UTF8', '--no-sync']);
 		await run('initdb', initdb, initArgs, { logFile: join(logDir, 'postgres-initdb.log') });
@@ -127,7 +144,7 @@ export class Postgres {
 			// already gone
 		}
 		await stopProc(this.proc);
-		rmSync(this.dataDir, { recursive: true, force: true });
+		removeDir(this.dataDir);
 	}
 }
 
@@ -139,7 +156,7 @@ export class Redis {
 	) {}
 
 	static async start(logDir: string): Promise<Redis> {
-		const dataDir = mkdtempSync(join(tmpdir(), 'service-bot-redis-'));
+		const dataDir = throwAwayDir('service-bot-redis-');
 		const port = await freePort();
 		const proc = spawnProc(
 			'redis',
@@ -170,6 +187,6 @@ export class Redis {
 
 	async stop(): Promise<void> {
 		await stopProc(this.proc);
-		rmSync(this.dataDir, { recursive: true, force: true });
+		removeDir(this.dataDir);
 	}
 }
