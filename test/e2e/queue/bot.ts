@@ -192,7 +192,12 @@ export async function echoBotInCluster(ctx: ScenarioContext, options: ClusterOpt
 }
 
 /** Waits until the service has no push running or due and n8n has finished every execution of the workflow. */
-export async function settled(emulator: EmulatorProcess, cluster: QueueCluster, workflowId: string, atLeast: number): Promise<Array<{ id: string; status: string }>> {
+export async function settled(
+	emulator: EmulatorProcess,
+	cluster: QueueCluster,
+	workflowId: string,
+	atLeast: number,
+): Promise<Array<{ id: string; status: string; mode: string }>> {
 	// The service keeps an update pending until it was answered with a 2xx (or given up on).
 	await waitFor('the service to deliver every update', async () => (await emulator.pendingUpdates()).length === 0, { limitMs: 600_000, intervalMs: 250 });
 	return await waitFor(

@@ -39,9 +39,16 @@ function parseLogLine(line: string): LogLine | undefined {
 }
 
 export class QueueCluster {
-	/** Execution id → the worker process (name) that logged "Worker started execution <id>". */
+	/**
+	 * Execution id → the worker processes (names) that logged "Worker started execution <id>", in order
+	 * (an execution that waited and resumed is started again).
+	 */
 	readonly startedBy = new Map<string, string[]>();
-	/** Execution id → the worker's host id the main recorded when the job finished. */
+	/**
+	 * Execution id → the host id of the worker that finished it, as the main recorded it. In a container,
+	 * n8n makes the host id `worker-<hostname>`, the same for every worker on one machine: this proves
+	 * that a worker ran it, `startedBy` which one.
+	 */
 	readonly finishedOn = new Map<string, string>();
 
 	private constructor(

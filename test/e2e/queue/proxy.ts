@@ -15,10 +15,6 @@ const WEBHOOK_PREFIXES = ['/webhook/', '/webhook-waiting/'];
 export interface Delivery {
 	/** Index of the webhook upstream it went to. */
 	upstream: number;
-	/** Sequence number among all webhook calls (arrival order at the proxy). */
-	seq: number;
-	/** Whether every earlier copy of the update had been answered by its upstream when this one arrived. */
-	afterEarlierAnswered: boolean;
 	/** The upstream's HTTP status, once it answered. */
 	status?: number;
 	/** Whether n8n's answer was dropped instead of passed to the caller. */
@@ -75,7 +71,6 @@ export class LoadBalancer {
 	readonly deliveries = new Map<string, Delivery[]>();
 	private rotation: number[] = [];
 	private nextInRotation = 0;
-	private seq = 0;
 	private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
 	private readonly server: Server;
 
@@ -149,13 +144,7 @@ export class LoadBalancer {
 		const target = this.webhooks[upstream];
 		if (!target) throw new Error(`no webhook upstream ${upstream}`);
 		target.requests += 1;
-		this.seq += 1;
-		const delivery: Delivery = {
-			upstream,
-			seq: this.seq,
-			afterEarlierAnswered: earlier.every((copy) => copy.status !== undefined),
-			answerDropped: decision.dropAnswer === true,
-		};
+		const delivery: Delivery = { upstream, answerDropped: decision.dropAnswer === true };
 		if (key !== undefined) this.deliveries.set(key, [...earlier, delivery]);
 		delivery.status = await this.forward(target.url, req, body, res, delivery.answerDropped);
 	}

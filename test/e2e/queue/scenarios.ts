@@ -154,6 +154,7 @@ const echoAtScale: Scenario = {
 		// n8n's side: one successful execution per update, each run by a worker, both workers used.
 		assert.equal(executions.length, total, `${total} executions`);
 		assert.deepEqual([...new Set(executions.map((execution) => execution.status))], ['success']);
+		assert.deepEqual([...new Set(executions.map((execution) => execution.mode))], ['webhook'], 'started by production webhook calls');
 		const perWorker = assertRanOnWorkers(
 			cluster,
 			executions.map((execution) => execution.id),
