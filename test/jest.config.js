@@ -5,6 +5,8 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
+	// n8n user folders left by failed e2e scenarios hold installed packages (duplicate package names).
+	modulePathIgnorePatterns: ['<rootDir>/test/output/'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }],
 	},

@@ -4,14 +4,10 @@
 import assert from 'node:assert/strict';
 
 import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME } from '../dev/demo';
-import type { ScenarioContext } from './lib/context';
+import type { Scenario } from './lib/runner';
 import { PACKAGE_NAME } from './lib/install';
 import type { Json } from './lib/n8n';
 
-interface Scenario {
-	name: string;
-	run(ctx: ScenarioContext): Promise<void>;
-}
 
 const ERROR_OUTPUT_WORKFLOW = 'SvcBotErrorOut01';
 

@@ -14,7 +14,7 @@ import type { EmulatorProcess, InlineButton, StoredMessage } from './lib/emulato
 import { PACKAGE_NAME } from './lib/install';
 import type { Json, N8n } from './lib/n8n';
 import { waitFor } from './lib/processes';
-import type { Scenario } from './scenarios';
+import type { Scenario } from './lib/runner';
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
 const QUESTION = 'Refund order #1042 (35.00 EUR)?';

@@ -10,18 +10,13 @@ import { ACTION_SCENARIOS } from './action-scenarios';
 import { ANSWER_SCENARIOS } from './answer-scenarios';
 import { launchBrowser } from './lib/browser';
 import type { Page } from './lib/browser';
-import type { ScenarioContext } from './lib/context';
 import type { StoredMessage } from './lib/emulator';
 import { PACKAGE_NAME } from './lib/install';
 import { DEMO_OWNER } from './lib/n8n';
 import type { Json } from './lib/n8n';
 import { waitFor } from './lib/processes';
+import type { Scenario } from './lib/runner';
 import { TRIGGER_SCENARIOS } from './trigger-scenarios';
-
-export interface Scenario {
-	name: string;
-	run(ctx: ScenarioContext): Promise<void>;
-}
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
 const TRIGGER_TYPE = `${PACKAGE_NAME}.serviceBotTrigger`;

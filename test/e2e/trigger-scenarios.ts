@@ -13,7 +13,7 @@ import type { EmulatorProcess, StoredMessage } from './lib/emulator';
 import { PACKAGE_NAME } from './lib/install';
 import type { Json, N8n } from './lib/n8n';
 import { waitFor } from './lib/processes';
-import type { Scenario } from './scenarios';
+import type { Scenario } from './lib/runner';
 
 const WEBHOOK_TRIGGER = `${PACKAGE_NAME}.serviceBotTrigger`;
 const POLLING_TRIGGER = `${PACKAGE_NAME}.serviceBotPollingTrigger`;

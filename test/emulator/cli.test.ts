@@ -1,16 +1,26 @@
 import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startEmulator } from './index';
 import type { DemoData } from './index';
 
 const root = join(__dirname, '..', '..');
 
-it('CLI prints one JSON line with baseUrl, token and the deterministic demo data, serves, and exits on SIGTERM', async () => {
+interface Cli {
+	child: ChildProcessWithoutNullStreams;
+	line: { baseUrl: string; token: string; demo: DemoData };
+	stdout: () => string;
+}
+
+/** Starts the CLI with `args` and waits for its one JSON line. */
+async function startCli(args: string[]): Promise<Cli> {
 	const child = spawn(
 		process.execPath,
-		[join(root, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '--project', 'test/tsconfig.json', 'test/emulator/cli.ts', '--port', '0', '--allow-local-webhooks'],
-		{ cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+		[join(root, 'node_modules', 'ts-node', 'dist', 'bin.js'), '--transpile-only', '--project', 'test/tsconfig.json', 'test/emulator/cli.ts', ...args],
+		{ cwd: root, stdio: ['pipe', 'pipe', 'pipe'] },
 	);
 	let stdout = '';
 	let stderr = '';
@@ -20,12 +30,23 @@ it('CLI prints one JSON line with baseUrl, token and the deterministic demo data
 	child.stderr.on('data', (c: Buffer) => {
 		stderr += c.toString('utf8');
 	});
+	while (!stdout.includes('\n')) {
+		if (child.exitCode !== null) throw new Error(`CLI did not start: ${stderr}`);
+		await new Promise((r) => setTimeout(r, 50));
+	}
+	return { child, line: JSON.parse(stdout.trim()) as Cli['line'], stdout: () => stdout };
+}
+
+async function stopCli(cli: Cli): Promise<number | null> {
+	cli.child.kill('SIGTERM');
+	const [code] = (await once(cli.child, 'exit')) as [number | null];
+	return code;
+}
+
+it('CLI prints one JSON line with baseUrl, token and the deterministic demo data, serves, and exits on SIGTERM', async () => {
+	const cli = await startCli(['--port', '0', '--allow-local-webhooks']);
 	try {
-		while (!stdout.includes('\n')) {
-			if (child.exitCode !== null) throw new Error(`CLI did not start: ${stderr}`);
-			await new Promise((r) => setTimeout(r, 50));
-		}
-		const line = JSON.parse(stdout.trim()) as { baseUrl: string; token: string; demo: DemoData };
+		const { line } = cli;
 		expect(line.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 		const local = await startEmulator();
 		try {
@@ -41,9 +62,49 @@ it('CLI prints one JSON line with baseUrl, token and the deterministic demo data
 		});
 		expect(await res.json()).toMatchObject({ ok: true, result: true });
 	} finally {
-		child.kill('SIGTERM');
+		expect(await stopCli(cli)).toBe(0);
 	}
-	const [code] = (await once(child, 'exit')) as [number | null];
-	expect(code).toBe(0);
-	expect(stdout.trim().split('\n')).toHaveLength(1);
+	expect(cli.stdout().trim().split('\n')).toHaveLength(1);
+});
+
+it('--webhook-timeout-ms: a push left unanswered that long fails with a read timeout and the same update is pushed again', async () => {
+	// The receiver never answers the first push; it answers every later one.
+	const received: number[] = [];
+	const receiver = createServer((req, res) => {
+		let body = '';
+		req.on('data', (c: Buffer) => {
+			body += c.toString('utf8');
+		});
+		req.on('end', () => {
+			received.push((JSON.parse(body) as { update_id: number }).update_id);
+			if (received.length > 1) res.end('ok');
+		});
+	});
+	await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+	let cli: Cli | undefined;
+	try {
+		cli = await startCli(['--port', '0', '--allow-local-webhooks', '--webhook-timeout-ms', '300', '--webhook-retry-base-ms', '10']);
+		const { baseUrl, token, demo } = cli.line;
+		const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+		const set = await fetch(`${baseUrl}/bot${encodeURIComponent(token)}/setWebhook`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ url: hookUrl }),
+		});
+		expect(await set.json()).toMatchObject({ ok: true });
+		const sent = await fetch(`${baseUrl}/_emulator/messages`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ chatId: demo.privateChatId, userId: demo.userId, text: 'hello' }),
+		});
+		const update = (await sent.json()) as { update_id: number };
+		while (received.length < 2) await new Promise((r) => setTimeout(r, 20));
+		expect(received).toEqual([update.update_id, update.update_id]);
+		const hook = (await (await fetch(`${baseUrl}/_emulator/webhook`)).json()) as { lastError: { message: string } | null };
+		expect(hook.lastError?.message).toBe('Read timeout expired');
+	} finally {
+		if (cli) await stopCli(cli);
+		receiver.closeAllConnections();
+		await new Promise((resolve) => receiver.close(resolve));
+	}
 });

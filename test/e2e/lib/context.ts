@@ -7,9 +7,11 @@ import { join } from 'node:path';
 import { DEMO_CREDENTIAL_ID, WORKFLOWS, demoCredential, demoWorkflow } from '../../dev/demo';
 import type { DemoIds } from '../../dev/demo';
 import { EmulatorProcess } from './emulator';
+import type { EmulatorStartOptions } from './emulator';
 import type { N8nInstall } from './install';
 import { installPackage } from './install';
 import { N8n } from './n8n';
+import type { N8nOptions } from './n8n';
 
 export class ScenarioContext {
 	private readonly cleanups: Array<() => Promise<void>> = [];
@@ -46,19 +48,22 @@ export class ScenarioContext {
 		this.cleanups.length = 0;
 	}
 
-	/** A new n8n in a fresh user folder, with the package installed the way n8n installs it. */
-	async n8n(): Promise<N8n> {
+	/**
+	 * A new n8n in a fresh user folder, with the package installed the way n8n installs it. `options`
+	 * choose the command (a queue-mode worker or webhook process), its name in logs and extra environment.
+	 */
+	async n8n(options: Pick<N8nOptions, 'command' | 'args' | 'name' | 'env'> = {}): Promise<N8n> {
 		this.instances += 1;
-		const name = `n8n-${this.instances}`;
+		const name = `n8n-${this.instances}${options.name ? `-${options.name}` : ''}`;
 		const userFolder = join(this.dir, name, 'user');
 		await installPackage(this.tarball, userFolder);
-		const n8n = new N8n({ install: this.install, userFolder, logDir: join(this.dir, name, 'logs'), ...(await N8n.ports()) });
+		const n8n = new N8n({ install: this.install, userFolder, logDir: join(this.dir, name, 'logs'), ...(await N8n.ports()), ...options });
 		this.defer(() => n8n.stop());
 		return n8n;
 	}
 
-	async emulator(): Promise<EmulatorProcess> {
-		const emulator = await EmulatorProcess.start({ logFile: join(this.dir, 'emulator.log'), retryBaseMs: 100 });
+	async emulator(options: Pick<EmulatorStartOptions, 'timeoutMs'> = {}): Promise<EmulatorProcess> {
+		const emulator = await EmulatorProcess.start({ logFile: join(this.dir, 'emulator.log'), retryBaseMs: 100, ...options });
 		this.defer(() => emulator.stop());
 		this.log(`emulator at ${emulator.baseUrl}`);
 		return emulator;

@@ -48,6 +48,16 @@ export interface WebhookView {
 	[key: string]: unknown;
 }
 
+export interface EmulatorStartOptions {
+	port?: number;
+	logFile?: string;
+	echo?: boolean;
+	/** First retry delay of a failed webhook push (doubles each attempt). */
+	retryBaseMs?: number;
+	/** How long a webhook push waits for an answer before it counts as failed and is sent again. */
+	timeoutMs?: number;
+}
+
 export class EmulatorProcess {
 	private constructor(
 		readonly proc: Proc,
@@ -56,11 +66,12 @@ export class EmulatorProcess {
 	) {}
 
 	/** Starts `test/emulator/cli.ts` with the demo data and local webhooks allowed. */
-	static async start(options: { port?: number; logFile?: string; echo?: boolean; retryBaseMs?: number } = {}): Promise<EmulatorProcess> {
+	static async start(options: EmulatorStartOptions = {}): Promise<EmulatorProcess> {
 		const tsNode = join(ROOT, 'node_modules', 'ts-node', 'dist', 'bin.js');
 		const args = [tsNode, '--transpile-only', '--project', join(ROOT, 'test', 'tsconfig.json'), join(ROOT, 'test', 'emulator', 'cli.ts')];
 		args.push('--port', String(options.port ?? 0), '--allow-local-webhooks');
 		if (options.retryBaseMs !== undefined) args.push('--webhook-retry-base-ms', String(options.retryBaseMs));
+		if (options.timeoutMs !== undefined) args.push('--webhook-timeout-ms', String(options.timeoutMs));
 		const proc = spawnProc('emulator', process.execPath, args, { cwd: ROOT, logFile: options.logFile, echo: options.echo });
 		let first: string | undefined;
 		proc.onLine((line) => {
@@ -104,12 +115,37 @@ export class EmulatorProcess {
 		return this.control('POST', 'clicks', { chatId, userId, messageId, data });
 	}
 
+	addUser(firstName: string): Promise<{ userId: string }> {
+		return this.control('POST', 'users', { firstName });
+	}
+
+	/** A private chat between the demo bot and `userId`. */
+	addPrivateChat(userId: string): Promise<{ chatId: string }> {
+		return this.control('POST', 'chats', {
+			type: 'private',
+			members: [
+				{ userId: this.demo.botId, status: 'member' },
+				{ userId, status: 'member' },
+			],
+		});
+	}
+
+	/** Updates the service holds for the bot and has not delivered yet. */
+	pendingUpdates(token = this.demo.token): Promise<Array<Record<string, unknown>>> {
+		return this.control('GET', `updates?token=${encodeURIComponent(token)}`);
+	}
+
 	history(chatId = this.demo.privateChatId): Promise<StoredMessage[]> {
 		return this.control('GET', `chats/${encodeURIComponent(chatId)}/history`);
 	}
 
 	calls(method?: string): Promise<RecordedCall[]> {
 		return this.control('GET', `calls${method ? `?method=${encodeURIComponent(method)}` : ''}`);
+	}
+
+	/** Forgets the recorded calls (keeps later `calls()` answers small). */
+	clearCalls(): Promise<{ ok: true }> {
+		return this.control('DELETE', 'calls');
 	}
 
 	webhook(token = this.demo.token): Promise<WebhookView | null> {

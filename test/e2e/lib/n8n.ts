@@ -23,8 +23,17 @@ export const DEMO_OWNER: Owner = {
 	lastName: 'Owner',
 };
 
+/** `n8n start` (main), or the queue-mode `n8n worker` / `n8n webhook` processes. */
+export type N8nCommand = 'start' | 'worker' | 'webhook';
+
 export interface N8nOptions {
 	install: N8nInstall;
+	/** What `start()` runs (default `start`). A worker serves its health check on `port`. */
+	command?: N8nCommand;
+	/** Extra arguments of that command, e.g. `--concurrency=5`. */
+	args?: string[];
+	/** Name of the process in logs (default `n8n`). */
+	name?: string;
 	/** N8N_USER_FOLDER: n8n keeps its data in `<userFolder>/.n8n`. */
 	userFolder: string;
 	port: number;
@@ -46,6 +55,7 @@ export class N8n {
 	private cookie = '';
 	private readonly browserId = 'service-bot-e2e';
 	private runs = 0;
+	private readonly lineListeners: Array<(line: string) => void> = [];
 
 	constructor(readonly options: N8nOptions) {
 		this.baseUrl = `http://127.0.0.1:${options.port}`;
@@ -86,6 +96,9 @@ export class N8n {
 			N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL ?? 'info',
 			N8N_LOG_OUTPUT: 'console',
 			DB_TYPE: 'sqlite',
+			...(this.options.command === 'worker'
+				? { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' }
+				: {}),
 			// The machine's npm config points native builds at Node 20's headers.
 			npm_config_nodedir: join(install.nodeBinDir, '..'),
 			...this.options.env,
@@ -140,15 +153,16 @@ export class N8n {
 		return { code: result.code, data, output: result.output };
 	}
 
-	/** Starts `n8n start` and waits until /healthz/readiness answers 200. */
+	/** Starts `n8n start` (or the configured command) and waits until /healthz/readiness answers 200. */
 	async start(): Promise<void> {
 		if (this.server && !this.server.hasExited()) throw new Error('n8n is already running');
-		const { install, echo } = this.options;
-		const server = spawnProc('n8n', install.node, [install.n8nBin, 'start'], {
+		const { install, echo, command = 'start', args = [], name = 'n8n' } = this.options;
+		const server = spawnProc(name, install.node, [install.n8nBin, command, ...args], {
 			env: this.env(),
-			logFile: this.logFile('start'),
+			logFile: this.logFile(command),
 			echo,
 		});
+		for (const listener of this.lineListeners) server.onLine(listener);
 		this.server = server;
 		try {
 			await waitFor(
@@ -181,6 +195,17 @@ export class N8n {
 	exited(): Promise<number | null> {
 		if (!this.server) return Promise.resolve(null);
 		return this.server.exited;
+	}
+
+	/** The running server's process id (its process group holds what it started), if running. */
+	serverPid(): number | undefined {
+		return this.server && !this.server.hasExited() ? this.server.pid : undefined;
+	}
+
+	/** Calls `listener` with each line the server prints from now on (also after a restart). */
+	onServerLine(listener: (line: string) => void): void {
+		this.lineListeners.push(listener);
+		this.server?.onLine(listener);
 	}
 
 	/** What the running (or last) server printed. */

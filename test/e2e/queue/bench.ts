@@ -1,0 +1,201 @@
+/**
+ * `npm run bench:queue`: throughput of scenario 1's echo bot in queue mode (updates answered per
+ * second) with 1 or 2 workers and 1 or 2 webhook processes, and the CPU each process used meanwhile
+ * (from /proc), to say what saturates. For comparison, n8n's own Webhook node → No Op (no package)
+ * in the same cluster. A measurement, never a test: nothing here fails on a number.
+ *
+ * One cluster (2 workers, 2 webhook processes) serves every configuration: a webhook process is
+ * taken out of the load balancer's rotation, a worker is stopped (a running worker would take jobs).
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+
+import { ScenarioContext } from '../lib/context';
+import type { N8nInstall } from '../lib/install';
+import { stopAll, waitFor } from '../lib/processes';
+import { UNFINISHED, activate, createChats, createWorkflow, echoBotInCluster, sendMessages, waitForCalls } from './bot';
+import { QueueCluster } from './cluster';
+import { coresUsed, sampleCpu } from './cpu';
+
+const BASELINE_PATH = 'baseline-no-op';
+
+interface Measurement {
+	workload: string;
+	workers: number;
+	webhooks: number;
+	updates: number;
+	seconds: number;
+	updatesPerSecond: number;
+	/** CPU milliseconds per update of everything the set-up runs (n8n, Postgres, Redis, emulator, load balancer). */
+	cpuMsPerUpdate: number;
+	/** Cores used per process tree (1 = one core busy all the time). */
+	cores: Record<string, number>;
+}
+
+const CONFIGURATIONS: Array<{ workers: number; webhooks: number }> = [
+	{ workers: 2, webhooks: 2 },
+	{ workers: 2, webhooks: 1 },
+	{ workers: 1, webhooks: 1 },
+	{ workers: 1, webhooks: 2 },
+];
+
+const COLUMNS = ['main', 'worker-1', 'worker-2', 'webhook-1', 'webhook-2', 'postgres', 'redis', 'emulator', 'load balancer + load generator', 'not ours', 'machine'];
+
+function table(measurements: Measurement[]): string {
+	const header = ['workload', 'workers', 'webhook processes', 'updates/s', 'CPU ms per update', ...COLUMNS.map((column) => `${column} (cores)`)];
+	const rows = measurements.map((m) => [
+		m.workload,
+		String(m.workers),
+		String(m.webhooks),
+		m.updatesPerSecond.toFixed(1),
+		m.cpuMsPerUpdate.toFixed(0),
+		...COLUMNS.map((column) => (m.cores[column] === undefined ? '–' : m.cores[column].toFixed(2))),
+	]);
+	return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+}
+
+/** Webhook (POST, answered on receipt) → No Op: n8n's own cost of one webhook call and one execution. */
+function baselineWorkflow(): Record<string, unknown> {
+	return {
+		name: 'Baseline: Webhook → No Op',
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: '6b1e2d3f-0000-4000-8000-000000000001',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1,
+				position: [0, 0],
+				webhookId: '6b1e2d3f-0000-4000-8000-0000000000ff',
+				parameters: { httpMethod: 'POST', path: BASELINE_PATH, responseMode: 'onReceived', options: {} },
+			},
+			{ id: '6b1e2d3f-0000-4000-8000-000000000002', name: 'No Op', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+		],
+		connections: { Webhook: { main: [[{ node: 'No Op', type: 'main', index: 0 }]] } },
+	};
+}
+
+/** POSTs `count` requests to `url`, at most `concurrency` at once; fails on any non-2xx answer. */
+async function postMany(url: string, count: number, concurrency: number): Promise<void> {
+	let next = 0;
+	const lane = async (): Promise<void> => {
+		while (next < count) {
+			const index = next;
+			next += 1;
+			const response = await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ update_id: index + 1, message: { message_id: index + 1, text: `baseline ${index}` } }),
+			});
+			await response.arrayBuffer();
+			if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+		}
+	};
+	await Promise.all(Array.from({ length: concurrency }, lane));
+}
+
+export async function runBench(options: { install: N8nInstall; tarball: string; outputDir: string; updates: number }): Promise<void> {
+	const { install, tarball, outputDir, updates } = options;
+	const ctx = new ScenarioContext(install, tarball, join(outputDir, 'cluster'), join(outputDir, 'screenshots'));
+	try {
+		const { emulator, cluster } = await echoBotInCluster(ctx, { workers: 2, webhooks: 2 });
+		const chats = await createChats(emulator, 20);
+		const [, secondWorker] = cluster.workers;
+		const measurements: Measurement[] = [];
+
+		/** Runs `work` with the given processes in use and records its rate and the CPU used meanwhile. */
+		const measure = async (workload: string, workers: number, webhooks: number, work: () => Promise<number>): Promise<void> => {
+			if (workers === 1 && secondWorker.serverPid() !== undefined) await secondWorker.stop();
+			if (workers === 2 && secondWorker.serverPid() === undefined) await secondWorker.start();
+			cluster.proxy.useWebhooks(webhooks === 1 ? [0] : [0, 1]);
+			const trees = new Map<string, number>([
+				['postgres', cluster.postgres.pid],
+				['redis', cluster.redis.pid],
+				['emulator', emulator.proc.pid],
+			]);
+			for (const n8n of cluster.all()) {
+				const pid = n8n.serverPid();
+				if (pid !== undefined) trees.set(QueueCluster.nameOf(n8n), pid);
+			}
+			const before = sampleCpu(trees);
+			const t0 = Date.now();
+			const count = await work();
+			const seconds = (Date.now() - t0) / 1000;
+			const used = coresUsed(before, sampleCpu(trees));
+			const ours = used.self + [...used.groups.values()].reduce((sum, cores) => sum + cores, 0);
+			const measurement: Measurement = {
+				workload,
+				workers,
+				webhooks,
+				updates: count,
+				seconds,
+				updatesPerSecond: count / seconds,
+				cpuMsPerUpdate: (ours * seconds * 1000) / count,
+				cores: {
+					...Object.fromEntries(used.groups),
+					'load balancer + load generator': used.self,
+					// Other engineers' processes share this machine: what the machine did beyond ours.
+					'not ours': Math.max(0, used.machine - ours),
+					machine: used.machine,
+				},
+			};
+			measurements.push(measurement);
+			ctx.log(
+				`${workload}, ${workers} worker(s), ${webhooks} webhook process(es): ${count} updates in ${seconds.toFixed(1)} s = ${measurement.updatesPerSecond.toFixed(1)} updates/s, ` +
+					`${measurement.cpuMsPerUpdate.toFixed(0)} CPU ms per update; machine ${used.machine.toFixed(2)} of ${used.machineCores} cores busy`,
+			);
+		};
+
+		/** Pushes about `count` messages (a whole number per chat) and waits for all their echoes. */
+		const echoes = async (count: number, prefix: string): Promise<number> => {
+			// Only this round's calls are recorded, so counting them stays cheap for the emulator.
+			await emulator.clearCalls();
+			const sent = await sendMessages(emulator, chats, Math.ceil(count / chats.length), prefix);
+			await waitForCalls(emulator, 'sendMessage', sent.length);
+			return sent.length;
+		};
+		ctx.log('warming up (100 updates, not measured)');
+		await echoes(100, 'warm-up ');
+		for (const { workers, webhooks } of CONFIGURATIONS) {
+			await measure('echo bot', workers, webhooks, () => echoes(updates, `w${workers}h${webhooks} `));
+		}
+
+		const baselineId = await createWorkflow(cluster.main, baselineWorkflow());
+		await activate(cluster.main, baselineId);
+		const url = `${cluster.proxy.url}/webhook/${BASELINE_PATH}`;
+		// Until the webhook processes learn of the new webhook, they answer 404.
+		await waitFor('the baseline webhook', async () => (await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).ok);
+		const executed = async (count: number): Promise<number> => {
+			const before = (await cluster.executions(baselineId)).length;
+			await postMany(url, count, 40);
+			await waitFor(
+				`${count} baseline executions`,
+				async () => {
+					const list = await cluster.executions(baselineId);
+					return list.length >= before + count && list.every((execution) => !UNFINISHED.has(execution.status));
+				},
+				{ limitMs: 600_000, intervalMs: 250 },
+			);
+			return count;
+		};
+		await executed(100);
+		await measure('n8n Webhook → No Op', 2, 2, () => executed(updates));
+
+		const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`;
+		const report = [
+			`Queue mode (n8n 2.41.1, worker concurrency 5), ${updates} updates per row. Echo bot: messages from 20 chats pushed by the emulator at max_connections 40, answered when every echo was sent.`,
+			'n8n Webhook → No Op: the same number of POSTs, 40 at a time, through the same load balancer, done when every execution finished.',
+			`Machine: ${machine}. Cores = CPU seconds of the process and its children per wall-clock second; "not ours" = the rest of the machine (other jobs).`,
+			'',
+			table(measurements),
+		].join('\n');
+		process.stdout.write(`\n${report}\n`);
+		writeFileSync(join(outputDir, 'bench-queue.md'), `${report}\n`);
+		writeFileSync(join(outputDir, 'bench-queue.json'), JSON.stringify({ machine, measurements }, null, 2));
+		process.stdout.write(`\nbench-queue: written to ${join(outputDir, 'bench-queue.md')} and .json\n`);
+	} finally {
+		await ctx.cleanUp();
+		await stopAll();
+	}
+}

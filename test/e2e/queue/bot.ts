@@ -1,0 +1,211 @@
+/**
+ * What the queue-mode scenarios and the benchmark put into n8n and push through the service: the
+ * credential, the echo bot (test/dev/workflows/demo-bot.json), a bulk sender, chats with users,
+ * and the traffic of those users.
+ */
+import { DEMO_CREDENTIAL_ID, DEMO_TRIGGER, demoCredential, demoWorkflow } from '../../dev/demo';
+import type { ScenarioContext } from '../lib/context';
+import type { EmulatorProcess, StoredMessage, WebhookView } from '../lib/emulator';
+import type { N8n } from '../lib/n8n';
+import { PACKAGE_NAME } from '../lib/install';
+import { waitFor } from '../lib/processes';
+import { QueueCluster } from './cluster';
+import type { ClusterOptions } from './cluster';
+
+export const BULK_PATH = 'bulk-send';
+
+/** The credential pointing at the emulator, saved through the main's REST API; returns its id. */
+export async function createCredential(main: N8n, emulator: EmulatorProcess): Promise<string> {
+	const credential = demoCredential({ baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId });
+	delete credential.id;
+	const saved = await main.request('POST', '/rest/credentials', credential);
+	return String(saved.id);
+}
+
+/** Saves a workflow through the main's REST API (as the editor does); returns its id. */
+export async function createWorkflow(main: N8n, workflow: Record<string, unknown>): Promise<string> {
+	const body = { ...workflow };
+	delete body.id;
+	delete body.active;
+	const created = await main.request('POST', '/rest/workflows', body);
+	return String(created.id);
+}
+
+/** Publishes (activates) a workflow through the main, as the editor's toggle does. */
+export async function activate(main: N8n, workflowId: string): Promise<void> {
+	const workflow = await main.request('GET', `/rest/workflows/${workflowId}`);
+	const result = await main.request('POST', `/rest/workflows/${workflowId}/activate`, { versionId: workflow.versionId });
+	if (result.active !== true) throw new Error(`workflow ${workflowId} did not become active: ${JSON.stringify(result).slice(0, 500)}`);
+}
+
+export async function deactivate(main: N8n, workflowId: string): Promise<void> {
+	const result = await main.request('POST', `/rest/workflows/${workflowId}/deactivate`, {});
+	if (result.active !== false) throw new Error(`workflow ${workflowId} is still active`);
+}
+
+/** The echo bot (test/dev/workflows/demo-bot.json) with the saved credential. */
+export function echoBot(emulator: EmulatorProcess, credentialId: string): Record<string, unknown> {
+	const demo = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
+	return JSON.parse(JSON.stringify(demoWorkflow('demoBot', demo)).split(DEMO_CREDENTIAL_ID).join(credentialId)) as Record<string, unknown>;
+}
+
+/**
+ * Webhook (POST /webhook/bulk-send, answered on receipt) → Split Out `body.messages` → Service Bot
+ * "Send Message" to `chat_id` with `text`: one execution sends every message of the request.
+ */
+export function bulkSender(credentialId: string): Record<string, unknown> {
+	const credentials = { serviceBotApi: { id: credentialId, name: 'Service Bot (emulator)' } };
+	return {
+		name: 'Service Bot: bulk send',
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: '5a0d1c2e-0000-4000-8000-000000000001',
+				name: 'Bulk Request',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1,
+				position: [0, 0],
+				webhookId: '5a0d1c2e-0000-4000-8000-0000000000ff',
+				parameters: { httpMethod: 'POST', path: BULK_PATH, responseMode: 'onReceived', options: {} },
+			},
+			{
+				id: '5a0d1c2e-0000-4000-8000-000000000002',
+				name: 'One Item per Message',
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { fieldToSplitOut: 'body.messages', include: 'noOtherFields', options: {} },
+			},
+			{
+				id: '5a0d1c2e-0000-4000-8000-000000000003',
+				name: 'Send Message',
+				type: `${PACKAGE_NAME}.serviceBot`,
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'sendMessage',
+					chatId: { __rl: true, mode: 'id', value: '={{ $json.chat_id }}' },
+					text: '={{ $json.text }}',
+					replyMarkup: 'none',
+					additionalFields: {},
+					options: {},
+				},
+				credentials,
+			},
+		],
+		connections: {
+			'Bulk Request': { main: [[{ node: 'One Item per Message', type: 'main', index: 0 }]] },
+			'One Item per Message': { main: [[{ node: 'Send Message', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+export interface Chat {
+	chatId: string;
+	userId: string;
+}
+
+/** `count` users, each in a private chat with the demo bot. */
+export async function createChats(emulator: EmulatorProcess, count: number): Promise<Chat[]> {
+	const chats: Chat[] = [];
+	for (let i = 0; i < count; i += 1) {
+		const { userId } = await emulator.addUser(`User ${i + 1}`);
+		const { chatId } = await emulator.addPrivateChat(userId);
+		chats.push({ chatId, userId });
+	}
+	return chats;
+}
+
+export interface SentText {
+	chat: Chat;
+	text: string;
+	updateId: number;
+}
+
+/**
+ * Each chat's user sends `perChat` messages (`<prefix><i> from chat <c>`), the chats taking turns
+ * (message i of every chat before message i + 1 of any), as fast as the service's control API takes them.
+ */
+export async function sendMessages(emulator: EmulatorProcess, chats: Chat[], perChat: number, prefix = 'm'): Promise<SentText[]> {
+	const sent: SentText[] = [];
+	for (let i = 0; i < perChat; i += 1) {
+		for (const [c, chat] of chats.entries()) {
+			const text = `${prefix}${i} from chat ${c}`;
+			const update = await emulator.userSends(text, chat.chatId, chat.userId);
+			sent.push({ chat, text, updateId: Number(update.update_id) });
+		}
+	}
+	return sent;
+}
+
+export function botMessages(history: StoredMessage[]): StoredMessage[] {
+	return history.filter((message) => message.from?.is_bot === true);
+}
+
+/** The bot's messages of every chat. */
+export async function botHistories(emulator: EmulatorProcess, chats: Chat[]): Promise<Map<string, StoredMessage[]>> {
+	const histories = new Map<string, StoredMessage[]>();
+	for (const chat of chats) histories.set(chat.chatId, botMessages(await emulator.history(chat.chatId)));
+	return histories;
+}
+
+/** Waits until the emulator recorded `count` successful calls of `method`; returns when it did (ms since epoch). */
+export async function waitForCalls(emulator: EmulatorProcess, method: string, count: number, limitMs = 600_000): Promise<number> {
+	await waitFor(
+		`${count} ${method} calls`,
+		async () => (await emulator.calls(method)).filter((call) => call.status === 200).length >= count,
+		{ limitMs, intervalMs: 250 },
+	);
+	return Date.now();
+}
+
+/** Execution states after which n8n does nothing more with an execution. */
+export const UNFINISHED = new Set(['new', 'running', 'waiting']);
+
+/**
+ * The service's webhook timeout: long enough that a loaded 2-core machine never makes the emulator
+ * send an update twice by itself (scenario 2 makes it re-send on purpose, by dropping answers).
+ */
+export const PATIENT_SERVICE_MS = 60_000;
+
+export interface EchoBotSetUp {
+	emulator: EmulatorProcess;
+	cluster: QueueCluster;
+	workflowId: string;
+	hook: WebhookView;
+}
+
+/** Emulator, cluster, owner, credential and the echo bot, activated through the main. */
+export async function echoBotInCluster(ctx: ScenarioContext, options: ClusterOptions = {}): Promise<EchoBotSetUp> {
+	const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
+	const cluster = await QueueCluster.start(ctx, options);
+	await cluster.main.setupOwner();
+	const credentialId = await createCredential(cluster.main, emulator);
+	const workflowId = await createWorkflow(cluster.main, echoBot(emulator, credentialId));
+	await activate(cluster.main, workflowId);
+	const hook = await waitFor('activation to set the webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 120_000 });
+	const expected = `${cluster.proxy.url}/webhook/${DEMO_TRIGGER.webhookId}/webhook`;
+	if (hook.url !== expected) throw new Error(`the bot's webhook is ${hook.url}, not the load balancer's ${expected}`);
+	ctx.log(`echo bot ${workflowId} active; the bot's webhook is ${hook.url}`);
+	return { emulator, cluster, workflowId, hook };
+}
+
+/** Waits until the service has no push running or due and n8n has finished every execution of the workflow. */
+export async function settled(
+	emulator: EmulatorProcess,
+	cluster: QueueCluster,
+	workflowId: string,
+	atLeast: number,
+): Promise<Array<{ id: string; status: string; mode: string }>> {
+	// The service keeps an update pending until it was answered with a 2xx (or given up on).
+	await waitFor('the service to deliver every update', async () => (await emulator.pendingUpdates()).length === 0, { limitMs: 600_000, intervalMs: 250 });
+	return await waitFor(
+		`${atLeast} finished executions`,
+		async () => {
+			const executions = await cluster.executions(workflowId);
+			return executions.length >= atLeast && executions.every((execution) => !UNFINISHED.has(execution.status)) ? executions : undefined;
+		},
+		{ limitMs: 600_000, intervalMs: 500 },
+	);
+}

@@ -1,0 +1,57 @@
+/**
+ * `npm run test:e2e:queue`: the packed package in real n8n 2.41.1 in queue mode (Postgres, Redis, a
+ * main, workers, webhook processes, a load balancer; see ./cluster.ts), running the scenarios of
+ * ./scenarios.ts one after another, each in a fresh cluster. Output: test/output/e2e-queue/<scenario>/.
+ * `npm run bench:queue` (--bench) measures the echo bot's throughput instead (./bench.ts).
+ *
+ * Usage: ts-node test/e2e/queue/run.ts [numbers or words to select scenarios…] [--keep]
+ *        ts-node test/e2e/queue/run.ts --bench [--updates=N]
+ *   --keep  keep the n8n user folders of passed scenarios too
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { ROOT, pack, provision } from '../lib/install';
+import { stopAll, stopAllOnExit } from '../lib/processes';
+import { runScenarios, selectScenarios } from '../lib/runner';
+import { runBench } from './bench';
+import { QUEUE_SCENARIOS } from './scenarios';
+
+async function main(): Promise<number> {
+	const args = process.argv.slice(2);
+	const bench = args.includes('--bench');
+	const chosen = bench ? [] : selectScenarios(QUEUE_SCENARIOS, args);
+	const started = Date.now();
+	stopAllOnExit((signal) => process.stdout.write(`\ne2e-queue: ${signal}, stopping everything started\n`));
+
+	const install = await provision();
+	const outputDir = join(ROOT, 'test', 'output', bench ? 'bench-queue' : 'e2e-queue');
+	rmSync(outputDir, { recursive: true, force: true });
+	const tarball = await pack(join(outputDir, 'pack'));
+	process.stdout.write(`e2e-queue: n8n 2.41.1 from ${install.cache}; package ${tarball}\n`);
+	if (bench) {
+		const updates = Number(args.find((arg) => arg.startsWith('--updates='))?.split('=')[1] ?? 500);
+		await runBench({ install, tarball, outputDir, updates });
+		return 0;
+	}
+	const failed = await runScenarios({
+		label: 'e2e-queue',
+		chosen,
+		install,
+		tarball,
+		outputDir,
+		screenshotDir: join(outputDir, 'screenshots'),
+		keep: args.includes('--keep'),
+		started,
+	});
+	return failed === 0 ? 0 : 1;
+}
+
+main().then(
+	(code) => process.exit(code),
+	async (error: unknown) => {
+		process.stdout.write(`e2e-queue: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		await stopAll();
+		process.exit(1);
+	},
+);
