@@ -14,14 +14,17 @@
  *   `{message: 'Webhook call received'}` when it starts nothing; `{message: 'Workflow was started'}`
  *   (response mode onReceived) when it starts the workflow; 500 when `webhook()` throws.
  * - Static data is saved after each call only when it changed (n8n's saveStaticData checks
- *   `__dataChanged`); every call starts from the last saved state.
+ *   `__dataChanged`) and, for a delivery, only when it started no execution (creating the execution
+ *   resets the flag first: measured in n8n 2.41.1, see README "Scaling"); every call starts from the
+ *   last saved state.
  * - A test registration has static data of its own, as in n8n's TestWebhooks: it starts empty at
  *   checkExists/create ('manual'), keeps what they wrote, and test deliveries and the test's delete
  *   start from it (deliveries do not save into it).
  * - trigger() (long-running triggers, packages/cli/src/active-workflow-manager.ts and n8n-core's
  *   TriggersAndPollers): production runs in a real TriggerContext with mode 'trigger' / activation
  *   'activate' on a workflow loaded once per activation; n8n saves its static data after trigger()
- *   returns and at every emit; emitError makes n8n remove the trigger (closeFunction). A test
+ *   returns and at every emit; an emit whose deduplication key an earlier execution has is refused
+ *   (n8n 2.41's unique index on executions); emitError makes n8n remove the trigger (closeFunction). A test
  *   ('manual') gets its emit and emitError installed after trigger() returns, then n8n calls
  *   manualTriggerFunction and waits for the first emit; its static data is never saved.
  */
@@ -66,6 +69,8 @@ export interface TriggerHarnessOptions {
 	nodeId?: string;
 	/** Workflow static data to share between harnesses (simulates persistence / another process). */
 	staticData?: IDataObject;
+	/** Deduplication keys of the executions in n8n's database, to share between harnesses like `staticData`. */
+	executionKeys?: Set<string>;
 	typeVersion?: number;
 }
 
@@ -92,6 +97,8 @@ export interface WebhookReceipt {
 export interface RunningTrigger {
 	/** What each emit carried, in order (the first output's items). */
 	readonly emitted: INodeExecutionData[][][];
+	/** Deduplication keys of emits n8n refused to run (an execution with that key exists). */
+	readonly refused: string[];
 	/** What emitError reported, in order. */
 	readonly errors: Error[];
 	/** Resolves when `count` emits (default: one more than now) have happened, or on emitError. */
@@ -107,10 +114,11 @@ export interface StartTriggerOptions {
 	onEmit?: (data: INodeExecutionData[][]) => void;
 	/**
 	 * n8n dies at the n-th emit (1-based): 'before' — the emit never happens and nothing more is saved;
-	 * 'after' — the emit is recorded and static data saved, then nothing more. The trigger is then
+	 * 'after' — the emit is recorded and static data saved, then nothing more; 'executionOnly' — the
+	 * execution is created (its deduplication key recorded) but the static data save never lands. The trigger is then
 	 * stopped in-process (a dead process runs nothing), and a new startTrigger() is the restart.
 	 */
-	dieAtEmit?: { emit: number; when: 'before' | 'after' };
+	dieAtEmit?: { emit: number; when: 'before' | 'after' | 'executionOnly' };
 }
 
 export interface ManualTriggerRun {
@@ -126,6 +134,7 @@ export interface TriggerHarness {
 	/** The test ('manual') webhook URL. */
 	readonly testWebhookUrl: string;
 	readonly staticData: IDataObject;
+	readonly executionKeys: Set<string>;
 	readonly workflowId: string;
 	readonly node: INode;
 	checkExists(mode?: HookMode): Promise<boolean>;
@@ -159,6 +168,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 	const description = nodeTypes.getByNameAndVersion(type, typeVersion).description;
 	const workflowId = options.workflowId ?? `wf-${randomUUID().slice(0, 8)}`;
 	const store: IDataObject = options.staticData ?? {};
+	const executionKeys = options.executionKeys ?? new Set<string>();
 	/** The static data of the current test registration (n8n keeps it in the registration). */
 	let testStore: IDataObject = {};
 	const node: INode = {
@@ -276,6 +286,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		webhookUrl,
 		testWebhookUrl,
 		staticData: store,
+		executionKeys,
 		workflowId,
 		node,
 		async checkExists(mode = 'trigger') {
@@ -340,8 +351,10 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				[],
 				null,
 			);
+			let startsExecution = false;
 			try {
 				const result = await options.nodeType.webhook!.call(context);
+				startsExecution = result.workflowData !== undefined;
 				if (result.noWebhookResponse === true) {
 					return { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
 				}
@@ -363,13 +376,17 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					error: error as Error,
 				};
 			} finally {
-				if (!isTest) saveStaticData(workflow);
+				// n8n 2.41.1 saves a production webhook's static data after the call, but the execution the
+				// call starts is created on the same static data, which resets n8n's "changed" flag first:
+				// what webhook() changed is saved only when it started no execution.
+				if (!isTest && !startsExecution) saveStaticData(workflow);
 			}
 		},
 		async startTrigger(startOptions = {}) {
 			const workflow = loadWorkflow();
 			const additionalData = createAdditionalData({ credentials: options.credentials, webhookBaseUrl: options.webhookBaseUrl });
 			const emitted: INodeExecutionData[][][] = [];
+			const refused: string[] = [];
 			const errors: Error[] = [];
 			const waiters: Array<{ count: number; resolve: () => void }> = [];
 			let dead = false;
@@ -395,13 +412,26 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				// A dead process runs nothing: stop the trigger in-process, without saving anything.
 				void close();
 			};
-			const emit = (data: INodeExecutionData[][]): void => {
+			const emit = (data: INodeExecutionData[][], _response?: unknown, _done?: unknown, deduplicationKey?: string): void => {
 				if (dead) return;
 				emits++;
 				const dieAt = startOptions.dieAtEmit;
 				if (dieAt?.emit === emits && dieAt.when === 'before') return die();
-				// n8n: `void saveStaticData(workflow)`, then the execution starts.
-				saveStaticData(workflow);
+				// n8n: `void saveStaticData(workflow)`, then the execution is created (not waiting for the save).
+				if (dieAt?.emit !== emits || dieAt.when !== 'executionOnly') saveStaticData(workflow);
+				// n8n 2.41 refuses an execution whose deduplication key one already has (a unique index), logs a warning and runs nothing.
+				if (deduplicationKey !== undefined) {
+					if (executionKeys.has(deduplicationKey)) {
+						refused.push(deduplicationKey);
+						settle();
+						return;
+					}
+					executionKeys.add(deduplicationKey);
+				}
+				if (dieAt?.emit === emits && dieAt.when === 'executionOnly') {
+					emitted.push(data);
+					return die();
+				}
 				emitted.push(data);
 				startOptions.onEmit?.(data);
 				settle();
@@ -419,6 +449,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			saveStaticData(workflow);
 			return {
 				emitted,
+				refused,
 				errors,
 				get closed() {
 					return closing !== undefined;

@@ -10,6 +10,7 @@ import type { Emulator } from '../emulator';
 import type { TriggerHarness } from '../harness';
 import {
 	SECRET_HEADER,
+	inNewProcess,
 	liveTrigger,
 	makeHarness,
 	messageUpdate,
@@ -168,11 +169,6 @@ describe('user allow-list', () => {
 	});
 });
 
-/** `getWorkflowStaticData('node')` lives under `node:<node name>` in the workflow's static data. */
-function nodeStaticData(staticData: IDataObject): IDataObject {
-	return (staticData['node:Service Bot Trigger'] ?? {}) as IDataObject;
-}
-
 describe('duplicate window', () => {
 	async function activated(): Promise<{ harness: TriggerHarness; secret: string }> {
 		const harness = await makeHarness(emu);
@@ -194,8 +190,15 @@ describe('duplicate window', () => {
 		expect(again.workflowData).toBeUndefined();
 		const next = await send(501);
 		expect(next.workflowData).toBeDefined();
-		// Kept in the workflow's static data (which n8n saves after each production request).
-		expect(nodeStaticData(harness.staticData).recentUpdates).toMatchObject({ ids: '500,501', count: 2 });
+	});
+
+	test('a copy reaching another n8n process runs again: the window is per process (n8n 2.41 saves no static data of a call that starts an execution)', async () => {
+		const { harness, secret } = await activated();
+		const update = messageUpdate(600, emu.demo.privateChatId, emu.demo.userId);
+		expect((await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: update })).workflowData).toBeDefined();
+		expect((await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: update })).workflowData).toBeUndefined();
+		const other = await inNewProcess(emu, harness, 'webhook');
+		expect((await other.receive({ headers: { [SECRET_HEADER]: secret }, body: update })).workflowData).toBeDefined();
 	});
 
 	test('a redelivery by the service after a failed answer does not run twice (real push)', async () => {

@@ -27,6 +27,7 @@ export interface HarnessOptions {
 	webhookId?: string;
 	nodeId?: string;
 	staticData?: IDataObject;
+	executionKeys?: Set<string>;
 	/** n8n's webhook base; default a loopback URL on a free port, so a webhook server can listen there. */
 	webhookBaseUrl?: string;
 	/** The credential's base URL; default the emulator's. */
@@ -45,24 +46,30 @@ export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): 
 		webhookId: options.webhookId,
 		nodeId: options.nodeId,
 		staticData: options.staticData,
+		executionKeys: options.executionKeys,
 	};
 	return createTriggerHarness(harnessOptions);
 }
 
 /**
- * The same Service Bot Polling Trigger in a new n8n process: the node's modules loaded afresh
- * (nothing in memory), the same workflow, node and saved static data.
+ * The same trigger in a new n8n process: the node's modules loaded afresh (nothing in memory), the
+ * same workflow, node, saved static data and executions in the database.
  */
-export async function inNewProcess(emu: Emulator, harness: TriggerHarness): Promise<TriggerHarness> {
-	type PollingModule = typeof import('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node');
-	let fresh: PollingModule['ServiceBotPollingTrigger'] | undefined;
+export async function inNewProcess(emu: Emulator, harness: TriggerHarness, trigger: 'polling' | 'webhook' = 'polling'): Promise<TriggerHarness> {
+	let fresh: INodeType | undefined;
 	jest.isolateModules(() => {
-		fresh = jest.requireActual<PollingModule>('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node').ServiceBotPollingTrigger;
+		fresh =
+			trigger === 'polling'
+				? new (jest.requireActual<PollingModule>('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node').ServiceBotPollingTrigger)()
+				: new (jest.requireActual<WebhookModule>('../../nodes/ServiceBotTrigger/ServiceBotTrigger.node').ServiceBotTrigger)();
 	});
 	if (!fresh) throw new Error('module not loaded');
-	const { node, staticData, workflowId } = harness;
-	return await makeHarness(emu, { nodeType: new fresh(), parameters: node.parameters, workflowId, nodeId: node.id, webhookId: node.webhookId, staticData });
+	const { node, staticData, workflowId, executionKeys } = harness;
+	return await makeHarness(emu, { nodeType: fresh, parameters: node.parameters, workflowId, nodeId: node.id, webhookId: node.webhookId, staticData, executionKeys });
 }
+
+type PollingModule = typeof import('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node');
+type WebhookModule = typeof import('../../nodes/ServiceBotTrigger/ServiceBotTrigger.node');
 
 export interface LiveTrigger {
 	harness: TriggerHarness;

@@ -172,6 +172,26 @@ describe('the offset (acknowledgement) across restarts', () => {
 		expect(emittedJson(restarted).map((update) => update.update_id)).toEqual([next]);
 	});
 
+	test("n8n stopping after creating the execution but before the offset was saved: the update is fetched again, and n8n's deduplication key keeps it from running twice", async () => {
+		const harness = await pollingHarness();
+		const dying = await start(harness, { dieAtEmit: { emit: 1, when: 'executionOnly' } });
+		const id = await say('one execution only');
+		await dying.waitForEmits(1);
+		await dying.close();
+		expect(emittedJson(dying).map((update) => update.update_id)).toEqual([id]);
+		// The offset never reached the database, so the service still holds the update.
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
+
+		const restarted = await start(await inNewProcess(emu, harness));
+		const next = await say('after the restart');
+		await restarted.waitForEmits(1);
+		await waitingPoll();
+		// Fetched again and emitted again, but n8n refused the second execution.
+		expect(restarted.refused).toHaveLength(1);
+		expect(emittedJson(restarted).map((update) => update.update_id)).toEqual([next]);
+		expect(emu.pendingUpdates()).toEqual([]);
+	});
+
 	test('an offset of another bot is never sent to this one', async () => {
 		const harness = await pollingHarness();
 		harness.staticData['node:Service Bot Polling Trigger'] = { pollingOffset: { bot: 'another-bot', offset: 999 } };

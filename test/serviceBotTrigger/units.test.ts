@@ -1,8 +1,7 @@
 /**
  * The triggers' pieces on their own: secret derivation and comparison, reading updates, URL
- * ownership and the spec's webhook URL rules, the duplicate window's two layers.
+ * ownership and the spec's webhook URL rules, the duplicate window.
  */
-import type { IDataObject } from 'n8n-workflow';
 import { createHmac } from 'node:crypto';
 
 import { parseUpdate } from '../../nodes/ServiceBotTrigger/delivery/update';
@@ -131,7 +130,7 @@ describe('webhook URLs', () => {
 	});
 });
 
-describe('duplicate window layers', () => {
+describe('duplicate window', () => {
 	type Duplicates = typeof import('../../nodes/ServiceBotTrigger/delivery/duplicates');
 
 	/** A fresh copy of the module: what another n8n process would have in memory (nothing). */
@@ -144,47 +143,26 @@ describe('duplicate window layers', () => {
 		return loaded;
 	}
 
-	test('static data carries the window to another process', () => {
-		const staticData: IDataObject = {};
-		expect(freshProcess().seenBefore('key', 10, staticData)).toBe(false);
-		expect(freshProcess().seenBefore('key', 10, staticData)).toBe(true);
-		expect(freshProcess().seenBefore('key', 11, staticData)).toBe(false);
-	});
-
-	test('memory catches a copy when static data was not saved (test mode, or a concurrent request)', () => {
+	test('a copy reaching the same process is caught; another process knows nothing of it (n8n keeps no shared window)', () => {
 		const proc = freshProcess();
-		expect(proc.seenBefore('key', 20, {})).toBe(false);
-		expect(proc.seenBefore('key', 20, {})).toBe(true);
+		expect(proc.seenBefore('key', 20)).toBe(false);
+		expect(proc.seenBefore('key', 20)).toBe(true);
+		expect(freshProcess().seenBefore('key', 20)).toBe(false);
 	});
 
 	test('the window holds the last 1000 ids; older ones leave it', () => {
 		const size = 1000;
 		const proc = freshProcess();
-		const staticData: IDataObject = {};
-		for (let id = 1; id <= size + 1; id++) expect(proc.seenBefore('key', id, staticData)).toBe(false);
-		const stored = staticData.recentUpdates as { ids: string; count: number };
-		expect(stored.count).toBe(size);
-		expect(stored.ids.split(',').map(Number)).toEqual(Array.from({ length: size }, (_, index) => index + 2));
-		// Another process (fresh memory) sees the same window through static data.
-		const other = freshProcess();
-		expect(other.seenBefore('key', 1, staticData)).toBe(false);
-		expect(other.seenBefore('key', 3, staticData)).toBe(true);
+		for (let id = 1; id <= size + 1; id++) expect(proc.seenBefore('key', id)).toBe(false);
+		expect(proc.seenBefore('key', 1)).toBe(false);
+		expect(proc.seenBefore('key', 3)).toBe(true);
+		expect(proc.seenBefore('key', size + 1)).toBe(true);
 	});
 
-	test('a window stored as an array (earlier versions) is still read', () => {
-		const staticData: IDataObject = { recentUpdates: { key: 'key', ids: [7, 8] } };
+	test('windows of different triggers (or bots) are separate', () => {
 		const proc = freshProcess();
-		expect(proc.seenBefore('key', 8, staticData)).toBe(true);
-		expect(proc.seenBefore('key', 9, staticData)).toBe(false);
-		expect(staticData.recentUpdates).toEqual({ key: 'key', ids: '7,8,9', count: 3 });
-	});
-
-	test('windows of different webhooks (or bots) are separate', () => {
-		const proc = freshProcess();
-		const staticData: IDataObject = {};
-		expect(proc.seenBefore('bot-a', 30, staticData)).toBe(false);
-		expect(proc.seenBefore('bot-b', 30, staticData)).toBe(false);
-		// The stored window now belongs to bot-b; bot-a still has its copy in memory.
-		expect(proc.seenBefore('bot-a', 30, staticData)).toBe(true);
+		expect(proc.seenBefore('bot-a', 30)).toBe(false);
+		expect(proc.seenBefore('bot-b', 30)).toBe(false);
+		expect(proc.seenBefore('bot-a', 30)).toBe(true);
 	});
 });

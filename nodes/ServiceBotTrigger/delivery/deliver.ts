@@ -20,17 +20,10 @@ export interface DeliverySettings extends Filters {
 	readonly addHandyFields: boolean;
 }
 
-/** Where this trigger keeps its duplicate window. */
-export interface DeliveryWindow {
-	/** One-way key of the bot and the trigger's identity (`deliveryKey`). */
-	readonly key: string;
-	/** The node's workflow static data. */
-	readonly staticData: IDataObject;
-}
-
 export interface DeliveryEnvironment {
 	readonly settings: DeliverySettings;
-	readonly window: DeliveryWindow;
+	/** The key of this trigger's duplicate window: a one-way key of the bot and the trigger (`deliveryKey`). */
+	readonly windowKey: string;
 	/** For answers in the chat to a waiting Send and Wait for Response. */
 	readonly answers: AnswerDesk;
 }
@@ -51,8 +44,7 @@ const notAnAnswer: Stage = async (update, { answers }) => await handleAnswer(upd
 
 const selected: Stage = (update, { settings }) => filteredOut(update, settings);
 
-const notSeenBefore: Stage = (update, { window }) =>
-	seenBefore(window.key, update.updateId, window.staticData) ? 'it was already received' : undefined;
+const notSeenBefore: Stage = (update, { windowKey }) => (seenBefore(windowKey, update.updateId) ? 'it was already received' : undefined);
 
 /**
  * The stages, in order. Answers to waiting executions go first: they never start this workflow,

@@ -9,8 +9,10 @@
  * offset is saved with the update it acknowledges, and only the next `getUpdates` (sent after the
  * emit) acknowledges it to the service. n8n stopping between fetch and emit → the offset was not
  * saved and the update is fetched again after the restart; stopping after the emit → the saved
- * offset acknowledges it at the first poll after the restart, and it does not run twice. The
- * duplicate window catches what slips through the few milliseconds in between.
+ * offset acknowledges it at the first poll after the restart, and it does not run twice. n8n saves
+ * the static data without waiting for it while it creates the execution; if it stops in between with
+ * the execution created and the offset not saved, the update is fetched again, and the emit's
+ * deduplication key makes n8n refuse to run it twice.
  *
  * Errors never escape the loop (an unawaited rejection could take n8n down). A network error, a 5xx
  * or a 429 waits (429: `retry_after`; else 1 s doubling to 30 s) and tries again, for as long as the
@@ -179,9 +181,9 @@ class Poller {
 		this.ctx.emitError(error);
 	}
 
-	/** The node's static data, which holds the duplicate window and the offset. */
+	/** The node's static data, which holds the offset. */
 	private get staticData(): IDataObject {
-		return this.environment.window.staticData;
+		return this.ctx.getWorkflowStaticData('node');
 	}
 
 	private storedOffset(): number | undefined {
@@ -287,7 +289,11 @@ class Poller {
 			// Saved by n8n together with the emit below (n8n saves a trigger's static data on emit).
 			this.storeOffset(next);
 			if (delivery.run) {
-				this.ctx.emit([this.ctx.helpers.returnJsonArray([delivery.item])]);
+				// n8n refuses a second execution with the same deduplication key (a unique index of its
+				// executions table, n8n 2.x): an update fetched again after n8n stopped between creating
+				// its execution and saving the offset does not run twice. Older n8n ignores the argument.
+				const deduplicationKey = `service-bot:${this.environment.windowKey}:${delivery.updateId}`;
+				this.ctx.emit([this.ctx.helpers.returnJsonArray([delivery.item])], undefined, undefined, deduplicationKey);
 			} else {
 				this.ctx.logger.debug(`${this.name}: update ${delivery.updateId} not run: ${delivery.reason}`);
 			}
@@ -300,7 +306,11 @@ class Poller {
 		for (const body of updates) {
 			const delivery = await deliverUpdate(body, this.environment);
 			if (delivery.run) {
-				this.ctx.emit([this.ctx.helpers.returnJsonArray([delivery.item])]);
+				// n8n refuses a second execution with the same deduplication key (a unique index of its
+				// executions table, n8n 2.x): an update fetched again after n8n stopped between creating
+				// its execution and saving the offset does not run twice. Older n8n ignores the argument.
+				const deduplicationKey = `service-bot:${this.environment.windowKey}:${delivery.updateId}`;
+				this.ctx.emit([this.ctx.helpers.returnJsonArray([delivery.item])], undefined, undefined, deduplicationKey);
 				return true;
 			}
 		}
@@ -321,7 +331,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 		options,
 		{
 			settings,
-			window: { key: deliveryKey(token, identity, 'polling', run), staticData: this.getWorkflowStaticData('node') },
+			windowKey: deliveryKey(token, identity, 'polling', run),
 			answers: { ctx: this, token, brings: run === 'production' },
 		},
 		token,

@@ -50,7 +50,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 
 	const delivery = await deliverUpdate(this.getBodyData(), {
 		settings: readDeliverySettings(this),
-		window: { key: deliveryKey(token, identity, 'webhook', run), staticData: this.getWorkflowStaticData('node') },
+		windowKey: deliveryKey(token, identity, 'webhook', run),
 		// A test webhook receives the bot's pushes while it listens, so it brings answers too.
 		answers: { ctx: this, token, brings: true },
 	});
