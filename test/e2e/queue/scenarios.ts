@@ -405,10 +405,16 @@ const pollingOnMain: Scenario = {
 const QUESTION = 'Refund order #1042 (35.00 EUR)?';
 
 const sendAndWaitOnWorkers: Scenario = {
-	name: 'send and wait: an execution started by a production webhook waits in Postgres; the tap comes back through a webhook process to /webhook-waiting and the execution resumes and finishes on a worker; the echo bot does not run',
+	name: 'send and wait: an execution started by a production webhook waits in Postgres; the tap taken by one webhook process comes back to /webhook-waiting through the other, and the execution resumes and finishes on a worker; the echo bot does not run',
 	async run(ctx) {
 		const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
-		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl });
+		// The service's pushes go to webhook-1, resume URLs to webhook-2: the answer the trigger brings
+		// must reach the waiting execution through another process than the one the trigger runs in.
+		const policy: WebhookPolicy = ({ path, updateId }) => {
+			if (path.startsWith('/webhook-waiting/')) return { upstream: 1 };
+			return updateId === undefined ? {} : { upstream: 0 };
+		};
+		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl, policy });
 		const recorder = recorderOf(cluster);
 		const { main } = cluster;
 		await main.setupOwner();
@@ -483,8 +489,8 @@ const sendAndWaitOnWorkers: Scenario = {
 		);
 		assert.equal((await cluster.executions(echoId)).length, 0, 'the tap did not start the echo bot');
 
-		// The way back: the tap reached a webhook process once; its trigger called the resume URL, which
-		// the load balancer sent to a webhook process; the execution resumed on a worker.
+		// The way back: the tap reached webhook-1 once; its trigger called the resume URL, which the load
+		// balancer sent to webhook-2; the execution resumed on a worker.
 		const hookPath = new URL(hook.url).pathname;
 		const tapCopies = cluster.proxy.copies(hookPath, Number(tap.update_id));
 		assert.equal(tapCopies.length, 1, 'the service pushed the tap once');
@@ -495,6 +501,7 @@ const sendAndWaitOnWorkers: Scenario = {
 		assert.ok(resumeCalls[0].path.startsWith(`/webhook-waiting/${waiting.id}/`), resumeCalls[0].path);
 		assert.equal(resumeCalls[0].status, 200);
 		const resumeProcess = QueueCluster.nameOf(cluster.webhooks[resumeCalls[0].upstream]);
+		assert.deepEqual([tapProcess, resumeProcess], ['webhook-1', 'webhook-2'], 'the tap and the resume URL reached different webhook processes');
 		const perWorker = assertRanOnWorkers(cluster, [waiting.id], { starts: 2 });
 		const startedBy = cluster.startedBy.get(waiting.id) ?? [];
 		ctx.log(`the tap went to ${tapProcess}; the resume URL (1 call) to ${resumeProcess}; the execution ran on ${startedBy[0]}, then resumed on ${startedBy[1]} (${describeCounts(perWorker)})`);
