@@ -14,9 +14,12 @@ import type { ClusterOptions } from './cluster';
 
 export const BULK_PATH = 'bulk-send';
 
-/** The credential pointing at the emulator, saved through the main's REST API; returns its id. */
-export async function createCredential(main: N8n, emulator: EmulatorProcess): Promise<string> {
-	const credential = demoCredential({ baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId });
+/**
+ * The credential pointing at the emulator (at `baseUrl`, default its own address), saved through the
+ * main's REST API; returns its id.
+ */
+export async function createCredential(main: N8n, emulator: EmulatorProcess, baseUrl = emulator.baseUrl): Promise<string> {
+	const credential = demoCredential({ baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId });
 	delete credential.id;
 	const saved = await main.request('POST', '/rest/credentials', credential);
 	return String(saved.id);
@@ -101,6 +104,82 @@ export function bulkSender(credentialId: string): Record<string, unknown> {
 	};
 }
 
+/**
+ * Service Bot Polling Trigger (messages; the update as it came, no handy fields) → Service Bot
+ * "Send Message" answering `You said: <text>` in the message's chat.
+ */
+export function pollingEcho(credentialId: string): Record<string, unknown> {
+	const credentials = { serviceBotApi: { id: credentialId, name: 'Service Bot (emulator)' } };
+	return {
+		name: 'Service Bot: echo (polling)',
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{
+				id: '5a0d1c2e-0000-4000-8000-000000000011',
+				name: 'Bot Trigger',
+				type: `${PACKAGE_NAME}.serviceBotPollingTrigger`,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { updates: ['message'], options: {} },
+				credentials,
+			},
+			{
+				id: '5a0d1c2e-0000-4000-8000-000000000012',
+				name: 'Echo',
+				type: `${PACKAGE_NAME}.serviceBot`,
+				typeVersion: 1,
+				position: [300, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'sendMessage',
+					chatId: { __rl: true, mode: 'id', value: '={{ $json.message.chat.id }}' },
+					text: '=You said: {{ $json.message.text }}',
+					additionalFields: {},
+					options: {},
+				},
+				credentials,
+			},
+		],
+		connections: { 'Bot Trigger': { main: [[{ node: 'Echo', type: 'main', index: 0 }]] } },
+	};
+}
+
+export const APPROVAL_PATH = 'ask-for-approval';
+
+/**
+ * The approval example (test/dev/workflows/approval.json: Send and Wait for Response, approval, in the
+ * chat → "approved: <decision> (<name>)") started by a production Webhook node (POST
+ * /webhook/ask-for-approval, answered on receipt) instead of the editor, so it runs on a worker.
+ */
+export function approvalOnWebhook(emulator: EmulatorProcess, credentialId: string): Record<string, unknown> {
+	const demo = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
+	const example = JSON.parse(JSON.stringify(demoWorkflow('approval', demo)).split(DEMO_CREDENTIAL_ID).join(credentialId)) as {
+		nodes: Array<Record<string, unknown>>;
+		connections: Record<string, unknown>;
+	};
+	const [manual, ...rest] = example.nodes;
+	const start = 'Approval Request';
+	const connections: Record<string, unknown> = { ...example.connections, [start]: example.connections[String(manual.name)] };
+	delete connections[String(manual.name)];
+	return {
+		...example,
+		name: 'Service Bot: ask for approval (webhook)',
+		nodes: [
+			{
+				id: manual.id,
+				name: start,
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2.1,
+				position: manual.position,
+				webhookId: '5a0d1c2e-0000-4000-8000-0000000000fe',
+				parameters: { httpMethod: 'POST', path: APPROVAL_PATH, responseMode: 'onReceived', options: {} },
+			},
+			...rest,
+		],
+		connections,
+	};
+}
+
 export interface Chat {
 	chatId: string;
 	userId: string;
@@ -158,6 +237,22 @@ export async function waitForCalls(emulator: EmulatorProcess, method: string, co
 		{ limitMs, intervalMs: 250 },
 	);
 	return Date.now();
+}
+
+/**
+ * POSTs `body` as JSON to the production webhook `path` through the load balancer; resolves with the
+ * answer. Until the webhook processes have learnt of a newly published webhook they answer 404, so
+ * that is waited out.
+ */
+export async function callProductionWebhook(cluster: QueueCluster, path: string, body: unknown): Promise<Response> {
+	return await waitFor(`the webhook ${path} to take the request`, async () => {
+		const answer = await fetch(`${cluster.proxy.url}/webhook/${path}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		return answer.status === 404 ? undefined : answer;
+	});
 }
 
 /** Execution states after which n8n does nothing more with an execution. */

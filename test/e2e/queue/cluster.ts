@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { ScenarioContext } from '../lib/context';
 import type { N8n } from '../lib/n8n';
+import { ServiceCallRecorder } from './outbound';
 import { LoadBalancer } from './proxy';
 import type { WebhookPolicy } from './proxy';
 import { Postgres, Redis } from './services';
@@ -20,6 +21,11 @@ export interface ClusterOptions {
 	workerConcurrency?: number;
 	/** Steers webhook calls / drops answers at the load balancer. */
 	policy?: WebhookPolicy;
+	/**
+	 * The service's URL: record which process makes which call to it (./outbound.ts). The credential
+	 * must then use `cluster.serviceCalls.baseUrlThroughProxy` as its base URL.
+	 */
+	recordCallsTo?: string;
 }
 
 /** One line of n8n's JSON log output (N8N_LOG_FORMAT=json). */
@@ -59,6 +65,8 @@ export class QueueCluster {
 		readonly main: N8n,
 		readonly workers: N8n[],
 		readonly webhooks: N8n[],
+		/** Which process made which call to the service, when `recordCallsTo` was given. */
+		readonly serviceCalls?: ServiceCallRecorder,
 	) {}
 
 	static async start(ctx: ScenarioContext, options: ClusterOptions = {}): Promise<QueueCluster> {
@@ -84,19 +92,31 @@ export class QueueCluster {
 			N8N_LOG_FORMAT: 'json',
 			OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 		};
+		let serviceCalls: ServiceCallRecorder | undefined;
+		if (options.recordCallsTo) {
+			const recorder = new ServiceCallRecorder(options.recordCallsTo);
+			ctx.defer(() => recorder.close());
+			serviceCalls = recorder;
+		}
+		const envOf = async (name: string): Promise<NodeJS.ProcessEnv> => ({ ...shared, ...(await serviceCalls?.proxyFor(name)) });
+
 		// The main takes no production webhook calls: that is the webhook processes' job.
-		const main = await ctx.n8n({ name: 'main', env: { ...shared, N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true' } });
+		const main = await ctx.n8n({ name: 'main', env: { ...(await envOf('main')), N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true' } });
 		const workerProcs: N8n[] = [];
 		for (let i = 1; i <= workers; i += 1) {
-			workerProcs.push(await ctx.n8n({ name: `worker-${i}`, command: 'worker', args: [`--concurrency=${workerConcurrency}`], env: shared }));
+			const name = `worker-${i}`;
+			workerProcs.push(await ctx.n8n({ name, command: 'worker', args: [`--concurrency=${workerConcurrency}`], env: await envOf(name) }));
 		}
 		const webhookProcs: N8n[] = [];
-		for (let i = 1; i <= webhooks; i += 1) webhookProcs.push(await ctx.n8n({ name: `webhook-${i}`, command: 'webhook', env: shared }));
+		for (let i = 1; i <= webhooks; i += 1) {
+			const name = `webhook-${i}`;
+			webhookProcs.push(await ctx.n8n({ name, command: 'webhook', env: await envOf(name) }));
+		}
 		proxy.route(
 			main.baseUrl,
 			webhookProcs.map((webhook) => webhook.baseUrl),
 		);
-		const cluster = new QueueCluster(postgres, redis, database, proxy, main, workerProcs, webhookProcs);
+		const cluster = new QueueCluster(postgres, redis, database, proxy, main, workerProcs, webhookProcs, serviceCalls);
 		for (const n8n of [main, ...workerProcs, ...webhookProcs]) cluster.watchLog(n8n);
 
 		// The main migrates the fresh database: the others start once it is ready.
@@ -143,5 +163,16 @@ export class QueueCluster {
 			`SELECT id, status, mode FROM execution_entity WHERE "workflowId" = '${workflowId.replace(/'/g, "''")}' ORDER BY id`,
 		);
 		return rows.map(([id, status, mode]) => ({ id, status, mode }));
+	}
+
+	/** One execution as stored in Postgres: status, whether it finished, and until when it waits ('' when it does not). */
+	async execution(id: string): Promise<{ status: string; finished: boolean; waitTill: string } | undefined> {
+		const rows = await this.postgres.query(
+			this.database,
+			`SELECT status, finished, COALESCE("waitTill"::text, '') FROM execution_entity WHERE id = '${id.replace(/'/g, "''")}'`,
+		);
+		if (rows.length === 0) return undefined;
+		const [[status, finished, waitTill]] = rows;
+		return { status, finished: finished === 't', waitTill };
 	}
 }

@@ -34,6 +34,15 @@ export interface WebhookCall {
 /** Decides about one webhook call: an upstream index (default round-robin), and whether to drop n8n's answer. */
 export type WebhookPolicy = (call: WebhookCall) => { upstream?: number; dropAnswer?: boolean };
 
+/** A call of a waiting execution's resume URL (`/webhook-waiting/…`) and where it went. */
+export interface WaitingCall {
+	path: string;
+	/** Index of the webhook upstream it went to. */
+	upstream: number;
+	/** The upstream's HTTP status, once it answered. */
+	status?: number;
+}
+
 export interface UpstreamCount {
 	url: string;
 	requests: number;
@@ -69,6 +78,8 @@ export class LoadBalancer {
 	readonly webhooks: UpstreamCount[] = [];
 	/** Every copy of every update forwarded, by `<path> <update_id>` (see `copies`). */
 	readonly deliveries = new Map<string, Delivery[]>();
+	/** Every call of a resume URL (`/webhook-waiting/…`), in arrival order. */
+	readonly waitingCalls: WaitingCall[] = [];
 	private rotation: number[] = [];
 	private nextInRotation = 0;
 	private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
@@ -146,7 +157,10 @@ export class LoadBalancer {
 		target.requests += 1;
 		const delivery: Delivery = { upstream, answerDropped: decision.dropAnswer === true };
 		if (key !== undefined) this.deliveries.set(key, [...earlier, delivery]);
+		const waiting: WaitingCall | undefined = path.startsWith('/webhook-waiting/') ? { path, upstream } : undefined;
+		if (waiting) this.waitingCalls.push(waiting);
 		delivery.status = await this.forward(target.url, req, body, res, delivery.answerDropped);
+		if (waiting) waiting.status = delivery.status;
 	}
 
 	/** Sends the request upstream and its answer back (or drops it); resolves with the upstream's status. */

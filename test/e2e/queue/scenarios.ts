@@ -9,29 +9,34 @@
 import assert from 'node:assert/strict';
 
 import { DEMO_TRIGGER } from '../../dev/demo';
-import type { StoredMessage } from '../lib/emulator';
-import { waitFor } from '../lib/processes';
+import type { InlineButton, StoredMessage } from '../lib/emulator';
+import { sleep, waitFor } from '../lib/processes';
 import type { Scenario } from '../lib/runner';
 import {
+	APPROVAL_PATH,
 	BULK_PATH,
 	PATIENT_SERVICE_MS,
 	UNFINISHED,
 	activate,
 	botHistories,
+	approvalOnWebhook,
 	botMessages,
 	bulkSender,
+	callProductionWebhook,
 	createChats,
 	createCredential,
 	createWorkflow,
 	deactivate,
 	echoBot,
 	echoBotInCluster,
+	pollingEcho,
 	sendMessages,
 	settled,
 	waitForCalls,
 } from './bot';
 import type { Chat, SentText } from './bot';
 import { QueueCluster } from './cluster';
+import type { ServiceCallRecorder } from './outbound';
 import type { WebhookPolicy } from './proxy';
 
 /** The keyboard the echo bot (test/dev/workflows/demo-bot.json) puts under each echo. */
@@ -42,15 +47,21 @@ const ECHO_KEYBOARD = [
 	],
 ];
 
-/** Asserts that every execution ran on a worker (each logged by exactly one) and returns the count per worker. */
-function assertRanOnWorkers(cluster: QueueCluster, executionIds: string[]): Map<string, number> {
+/**
+ * Asserts that every execution ran on workers: each logged as started `starts` times (2 for one that
+ * waited and resumed), every time by a worker, and the main recorded a worker as having finished it.
+ * Returns how many of those starts each worker logged.
+ */
+function assertRanOnWorkers(cluster: QueueCluster, executionIds: string[], { starts = 1 } = {}): Map<string, number> {
 	const workerNames = new Set(cluster.workers.map(QueueCluster.nameOf));
 	const perWorker = new Map<string, number>();
 	for (const id of executionIds) {
 		const startedBy = cluster.startedBy.get(id) ?? [];
-		assert.equal(startedBy.length, 1, `execution ${id} was started by ${startedBy.length} worker(s): ${startedBy.join(', ')}`);
-		assert.ok(workerNames.has(startedBy[0]), `execution ${id} was started by ${startedBy[0]}, not a worker`);
-		perWorker.set(startedBy[0], (perWorker.get(startedBy[0]) ?? 0) + 1);
+		assert.equal(startedBy.length, starts, `execution ${id} was started ${startedBy.length} time(s), not ${starts}: ${startedBy.join(', ')}`);
+		for (const name of startedBy) {
+			assert.ok(workerNames.has(name), `execution ${id} was started by ${name}, not a worker`);
+			perWorker.set(name, (perWorker.get(name) ?? 0) + 1);
+		}
 		// The main's own record of the job: the host id of the worker that finished it.
 		assert.match(cluster.finishedOn.get(id) ?? '(none)', /^worker-/, `the main recorded no worker for execution ${id}`);
 	}
@@ -258,15 +269,7 @@ const bulkOnWorker: Scenario = {
 		const messages = Array.from({ length: 40 }, (_, i) => chats.map((chat, c) => ({ chat_id: chat.chatId, text: `bulk ${i} to chat ${c}` }))).flat();
 
 		const t0 = Date.now();
-		const response = await waitFor('the bulk webhook to take the request', async () => {
-			const answer = await fetch(`${cluster.proxy.url}/webhook/${BULK_PATH}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ messages }),
-			});
-			// Until the webhook processes learn of the new webhook, they answer 404.
-			return answer.status === 404 ? undefined : answer;
-		});
+		const response = await callProductionWebhook(cluster, BULK_PATH, { messages });
 		assert.equal(response.status, 200, `the bulk webhook answered ${response.status}: ${await response.text()}`);
 		const [execution] = await waitFor('the bulk execution to finish', async () => {
 			const list = await cluster.executions(workflowId);
@@ -291,6 +294,242 @@ const bulkOnWorker: Scenario = {
 			'the request went through a webhook process',
 		);
 		ctx.log(`the service: ${sends.length} messages, each of the 50 chats has its 40 in order`);
+	},
+};
+
+/**
+ * How long the main stays stopped with updates waiting at the service. A poller anywhere else would
+ * take them within a second (a waiting update answers getUpdates at once); none may.
+ */
+const MAIN_DOWN_MS = 10_000;
+
+function recorderOf(cluster: QueueCluster): ServiceCallRecorder {
+	assert.ok(cluster.serviceCalls, 'the cluster records which process calls the service');
+	return cluster.serviceCalls;
+}
+
+/** The processes (names) that made calls of `method`, with how many each. */
+function callers(recorder: ServiceCallRecorder, method: string): string {
+	return describeCounts(recorder.countsBy(method)) || 'none';
+}
+
+const pollingOnMain: Scenario = {
+	name: 'polling: only the main calls getUpdates, never while it is stopped; executions run on workers; messages sent while the main is stopped are answered once each after it starts again',
+	async run(ctx) {
+		const emulator = await ctx.emulator();
+		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl });
+		const recorder = recorderOf(cluster);
+		const { main } = cluster;
+		await main.setupOwner();
+		const credentialId = await createCredential(main, emulator, recorder.baseUrlThroughProxy);
+		const workflowId = await createWorkflow(main, pollingEcho(credentialId));
+		await activate(main, workflowId);
+		await waitFor('the trigger to poll', async () => (await emulator.calls('getUpdates')).length > 0, { limitMs: 120_000 });
+		assert.equal(await emulator.webhook(), null, 'a polled bot has no webhook');
+		const chats = await createChats(emulator, 5);
+
+		// While the main runs: 20 messages, each answered by an execution.
+		const t0 = Date.now();
+		const whileUp = await sendMessages(emulator, chats, 4, 'up');
+		await settled(emulator, cluster, workflowId, whileUp.length);
+		ctx.log(`main running: ${whileUp.length} messages from ${chats.length} chats answered after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+		// The main stops; 20 messages wait at the service while workers and webhook processes keep running.
+		await main.stop();
+		const stoppedAt = Date.now();
+		const whileDown = await sendMessages(emulator, chats, 4, 'down');
+		await sleep(MAIN_DOWN_MS);
+		const pending = await emulator.pendingUpdates();
+		assert.deepEqual(
+			pending.map((update) => update.update_id),
+			whileDown.map((entry) => entry.updateId),
+			'the service still holds every message sent while the main is stopped, and nothing else',
+		);
+		const restartedAt = Date.now();
+		const pollsWhileDown = (await emulator.calls('getUpdates')).filter((call) => Number(call.at) >= stoppedAt);
+		assert.equal(pollsWhileDown.length, 0, `getUpdates while the main was stopped: ${pollsWhileDown.length}`);
+		assert.equal(recorder.calls.filter((call) => call.at >= stoppedAt).length, 0, 'no process called the service while the main was stopped');
+		ctx.log(`main stopped for ${((restartedAt - stoppedAt) / 1000).toFixed(1)} s: ${whileDown.length} messages wait at the service, no getUpdates from any process`);
+
+		await main.start();
+		await main.login();
+		const mainReady = Date.now();
+		for (const entry of whileDown) {
+			await waitFor(`the echo of "${entry.text}"`, async () =>
+				botMessages(await emulator.history(entry.chat.chatId)).some((message) => message.text === `You said: ${entry.text}`),
+			);
+		}
+		ctx.log(`main started again: the ${whileDown.length} waiting messages answered ${((Date.now() - mainReady) / 1000).toFixed(1)} s after it was ready`);
+		// One more message per chat: once these are answered, a message answered twice would show too.
+		const afterRestart = await sendMessages(emulator, chats, 1, 'again');
+		const sent = [...whileUp, ...whileDown, ...afterRestart];
+		const executions = await settled(emulator, cluster, workflowId, sent.length);
+
+		// The service's side: every message answered exactly once, by the echo only.
+		const histories = await botHistories(emulator, chats);
+		const { lost, twice } = lostAndTwice(sent, echoCounts(histories));
+		assert.equal(lost.length, 0, `never answered: ${lost.map((entry) => entry.text).join(', ')}`);
+		assert.equal(twice.length, 0, `answered more than once: ${twice.map((entry) => entry.text).join(', ')}`);
+		assert.equal([...histories.values()].reduce((sum, messages) => sum + messages.length, 0), sent.length, 'the bot sent nothing but the echoes');
+		assert.deepEqual(await emulator.pendingUpdates(), [], 'every update acknowledged');
+		// The restarted main went on from the offset saved in Postgres: its first getUpdates acknowledged
+		// exactly what had run before the stop.
+		const polls = await emulator.calls('getUpdates');
+		const firstAfterRestart = polls.find((call) => Number(call.at) >= restartedAt);
+		assert.equal(firstAfterRestart?.body.offset, whileDown[0].updateId, 'the first getUpdates after the restart carries the saved offset');
+		assert.deepEqual(polls.filter((call) => call.status === 409).length, 0, 'no other consumer competed for the updates (no 409)');
+		assert.equal((await emulator.calls('setWebhook')).length, 0);
+		ctx.log(`the service: ${sent.length} messages, each answered once; nothing pending; the restarted main polled from offset ${String(firstAfterRestart?.body.offset)}`);
+
+		// n8n's side: one successful execution per message, each run by a worker.
+		assert.equal(executions.length, sent.length, 'one execution per message');
+		assert.deepEqual([...new Set(executions.map((execution) => execution.status))], ['success']);
+		assert.deepEqual([...new Set(executions.map((execution) => execution.mode))], ['trigger'], 'started by the trigger');
+		const perWorker = assertRanOnWorkers(
+			cluster,
+			executions.map((execution) => execution.id),
+		);
+		ctx.log(`n8n: ${executions.length} successful executions, run by ${describeCounts(perWorker)}; the main recorded a worker for each`);
+
+		// Who called the service: getUpdates only ever came from the main, the echoes from workers.
+		await waitFor('the service and the proxies to have seen the same getUpdates calls', async () => (await emulator.calls('getUpdates')).length === recorder.of('getUpdates').length);
+		assert.deepEqual([...recorder.countsBy('getUpdates').keys()], ['main'], `getUpdates by ${callers(recorder, 'getUpdates')}`);
+		const sends = recorder.of('sendMessage');
+		assert.equal(sends.length, sent.length);
+		assert.ok(sends.every((call) => call.process.startsWith('worker-')), `sendMessage by ${callers(recorder, 'sendMessage')}`);
+		assert.equal((await emulator.calls('sendMessage')).length, sends.length, 'every sendMessage the service got came through a process\'s proxy');
+		ctx.log(`calls to the service by process: getUpdates ${callers(recorder, 'getUpdates')}; sendMessage ${callers(recorder, 'sendMessage')}; getWebhookInfo ${callers(recorder, 'getWebhookInfo')}`);
+	},
+};
+
+const QUESTION = 'Refund order #1042 (35.00 EUR)?';
+
+const sendAndWaitOnWorkers: Scenario = {
+	name: 'send and wait: an execution started by a production webhook waits in Postgres; the tap taken by one webhook process comes back to /webhook-waiting through the other, and the execution resumes and finishes on a worker; the echo bot does not run',
+	async run(ctx) {
+		const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
+		// The service's pushes go to webhook-1, resume URLs to webhook-2: the answer the trigger brings
+		// must reach the waiting execution through another process than the one the trigger runs in.
+		const policy: WebhookPolicy = ({ path, updateId }) => {
+			if (path.startsWith('/webhook-waiting/')) return { upstream: 1 };
+			return updateId === undefined ? {} : { upstream: 0 };
+		};
+		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl, policy });
+		const recorder = recorderOf(cluster);
+		const { main } = cluster;
+		await main.setupOwner();
+		const credentialId = await createCredential(main, emulator, recorder.baseUrlThroughProxy);
+		const echoId = await createWorkflow(main, echoBot(emulator, credentialId));
+		const approvalId = await createWorkflow(main, approvalOnWebhook(emulator, credentialId));
+		await activate(main, echoId);
+		await activate(main, approvalId);
+		const hook = await waitFor('the echo bot to set its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 120_000 });
+		assert.equal(hook.url, `${cluster.proxy.url}/webhook/${DEMO_TRIGGER.webhookId}/webhook`);
+		ctx.log(`published the echo bot (${hook.url}) and the approval workflow (POST /webhook/${APPROVAL_PATH})`);
+
+		// A production webhook call starts the approval: a worker sends the question and the execution waits.
+		const started = await callProductionWebhook(cluster, APPROVAL_PATH, { order: 1042 });
+		assert.equal(started.status, 200, `the approval webhook answered ${started.status}`);
+		const question = await waitFor(
+			'the question with its buttons',
+			async () => botMessages(await emulator.history()).find((message) => message.text === QUESTION && message.reply_markup !== undefined),
+			{ limitMs: 120_000 },
+		);
+		const [waiting] = await waitFor('the execution to wait', async () => {
+			const list = await cluster.executions(approvalId);
+			return list.length === 1 && list[0].status === 'waiting' ? list : undefined;
+		});
+		const stored = await cluster.execution(waiting.id);
+		assert.equal(stored?.status, 'waiting', 'Postgres holds the execution as waiting');
+		assert.equal(stored?.finished, false);
+		assert.notEqual(stored?.waitTill, '', 'with the time its wait ends (Limit Wait Time: 1 hour)');
+		assert.equal(waiting.mode, 'webhook', 'started by the production webhook');
+		assert.equal((cluster.startedBy.get(waiting.id) ?? []).length, 1, 'one worker ran it up to the question');
+		const buttons: InlineButton[] = question.reply_markup?.inline_keyboard?.flat() ?? [];
+		assert.deepEqual(
+			buttons.map((button) => button.text),
+			['✅ Approve', '❌ Decline', '🌐 Answer in the browser'],
+		);
+		const approve = buttons[0];
+		assert.match(String(approve.callback_data), new RegExp(`^w1:${waiting.id}:0:`), 'the Approve button names the waiting execution');
+		assert.ok(String(buttons[2].url).startsWith(`${cluster.proxy.url}/webhook-waiting/${waiting.id}/`), `the resume URL is the load balancer's: ${String(buttons[2].url)}`);
+		ctx.log(`execution ${waiting.id} waits in Postgres (waitTill ${stored?.waitTill}), started by ${(cluster.startedBy.get(waiting.id) ?? []).join(', ')}`);
+
+		// The demo user taps Approve; the service pushes the tap to the echo bot's webhook.
+		const tapped = Date.now();
+		const tap = await emulator.userClicks(question.message_id, String(approve.callback_data));
+		const decision = await waitFor(
+			'the follow-up message with the decision',
+			async () => botMessages(await emulator.history()).find((message) => message.text?.startsWith('approved: ')),
+			{ limitMs: 120_000 },
+		);
+		assert.equal(decision.text, 'approved: true (Demo)');
+		const finished = await waitFor('the execution to finish', async () => {
+			const state = await cluster.execution(waiting.id);
+			return state && !UNFINISHED.has(state.status) ? state : undefined;
+		});
+		assert.equal(finished.status, 'success', 'the resumed execution ends in success');
+		assert.equal(finished.finished, true);
+		ctx.log(`tapped Approve: "${decision.text}" ${((Date.now() - tapped) / 1000).toFixed(1)} s later; execution ${waiting.id}: ${finished.status}`);
+
+		// The chat: the tap answered with the decision, the question shows it without buttons.
+		const answered = (await emulator.history()).find((message) => message.message_id === question.message_id);
+		assert.equal(answered?.text, `${QUESTION}\n\n✅ Approve — Demo`, 'the question shows the answer');
+		assert.equal(answered?.reply_markup, undefined, 'the question lost its buttons');
+		const callbackAnswers = await emulator.callbackAnswers();
+		assert.deepEqual(
+			callbackAnswers.map((answer) => answer.text),
+			['✅ Approve'],
+			'the tap was answered once, with the decision',
+		);
+		assert.deepEqual(
+			botMessages(await emulator.history()).map((message) => message.text),
+			[`${QUESTION}\n\n✅ Approve — Demo`, 'approved: true (Demo)'],
+			'the bot sent the question and the decision, no echo',
+		);
+		assert.equal((await cluster.executions(echoId)).length, 0, 'the tap did not start the echo bot');
+
+		// The way back: the tap reached webhook-1 once; its trigger called the resume URL, which the load
+		// balancer sent to webhook-2; the execution resumed on a worker.
+		const hookPath = new URL(hook.url).pathname;
+		const tapCopies = cluster.proxy.copies(hookPath, Number(tap.update_id));
+		assert.equal(tapCopies.length, 1, 'the service pushed the tap once');
+		assert.equal(tapCopies[0].status, 200);
+		const tapProcess = QueueCluster.nameOf(cluster.webhooks[tapCopies[0].upstream]);
+		const resumeCalls = cluster.proxy.waitingCalls;
+		assert.equal(resumeCalls.length, 1, `calls of /webhook-waiting/: ${resumeCalls.map((call) => call.path).join(', ')}`);
+		assert.ok(resumeCalls[0].path.startsWith(`/webhook-waiting/${waiting.id}/`), resumeCalls[0].path);
+		assert.equal(resumeCalls[0].status, 200);
+		const resumeProcess = QueueCluster.nameOf(cluster.webhooks[resumeCalls[0].upstream]);
+		assert.deepEqual([tapProcess, resumeProcess], ['webhook-1', 'webhook-2'], 'the tap and the resume URL reached different webhook processes');
+		const perWorker = assertRanOnWorkers(cluster, [waiting.id], { starts: 2 });
+		const startedBy = cluster.startedBy.get(waiting.id) ?? [];
+		ctx.log(`the tap went to ${tapProcess}; the resume URL (1 call) to ${resumeProcess}; the execution ran on ${startedBy[0]}, then resumed on ${startedBy[1]} (${describeCounts(perWorker)})`);
+
+		// Who called the service: the question and the decision from workers, the tap's answer from the
+		// trigger's process, the question's update from the process that took the resume URL.
+		const sends = recorder.of('sendMessage');
+		assert.deepEqual(
+			sends.map((call) => [String(call.body.text), call.process.replace(/-\d+$/, '')]),
+			[
+				[QUESTION, 'worker'],
+				['approved: true (Demo)', 'worker'],
+			],
+			`sendMessage by ${callers(recorder, 'sendMessage')}`,
+		);
+		assert.deepEqual(
+			recorder.of('answerCallbackQuery').map((call) => [call.process, call.body.text]),
+			[[tapProcess, '✅ Approve']],
+			'the trigger that took the tap answered it',
+		);
+		assert.deepEqual(
+			recorder.of('editMessageText').map((call) => [call.process, Number(call.body.message_id)]),
+			[[resumeProcess, question.message_id]],
+			'the process that took the resume URL updated the question',
+		);
+		ctx.log(
+			`calls to the service by process: sendMessage ${callers(recorder, 'sendMessage')}; answerCallbackQuery ${callers(recorder, 'answerCallbackQuery')}; editMessageText ${callers(recorder, 'editMessageText')}`,
+		);
 	},
 };
 
@@ -345,4 +584,4 @@ const lifecycle: Scenario = {
 	},
 };
 
-export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, lifecycle];
+export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle];
