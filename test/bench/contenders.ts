@@ -30,6 +30,9 @@ export interface RunOutcome {
 
 export type Contender = (items: BenchItem[], target: Target) => Promise<RunOutcome>;
 
+/** Contenders whose memory is measured: A (ours), B (n8n's Telegram node), F (the floor inside n8n). */
+export type MemoryContender = 'A' | 'B' | 'F';
+
 const serviceBot = new ServiceBot();
 
 /** A: our node, "Send Message", chat and text from each item by expression (as a user sets it up). */

@@ -9,7 +9,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeParameters, INodeType,
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { executeNode } from '../harness';
-import type { Contender } from './contenders';
+import type { BenchItem, Contender, Target } from './contenders';
 
 class FloorNode implements INodeType {
 	description: INodeTypeDescription = {
@@ -62,14 +62,19 @@ export function floorParameters(concurrency: number): INodeParameters {
 	return { chatId: '={{ $json.chat }}', text: '={{ $json.text }}', concurrency };
 }
 
+/** Runs the floor node over the items; the result keeps the output (the memory bench measures it held). */
+export async function executeFloor(items: BenchItem[], concurrency: number, target: Target) {
+	return await executeNode({
+		nodeType: floorNode,
+		parameters: floorParameters(concurrency),
+		items,
+		credentials: { accessToken: target.token, baseUrl: target.baseUrl },
+	});
+}
+
 export function contenderF(concurrency: number): Contender {
 	return async (items, target) => {
-		const result = await executeNode({
-			nodeType: floorNode,
-			parameters: floorParameters(concurrency),
-			items,
-			credentials: { accessToken: target.token, baseUrl: target.baseUrl },
-		});
+		const result = await executeFloor(items, concurrency, target);
 		return { sent: result.output.length, error: result.error?.message };
 	};
 }

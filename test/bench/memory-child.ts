@@ -1,7 +1,7 @@
 /**
  * Peak RSS growth of one run of a node over N items (default 10,000), in a fresh process started with
  * --expose-gc so that nothing else of the bench is in its heap. Started by run.ts; input in the
- * environment variable BENCH_MEMORY_INPUT ({contender: 'A' | 'B', cache, baseUrl, token, chats, items});
+ * environment variable BENCH_MEMORY_INPUT ({contender: 'A' | 'B' | 'F', cache, baseUrl, token, chats, items});
  * prints one JSON line.
  *
  * Baseline: after loading everything and a 200-item warm-up run, the input items built, and a full GC.
@@ -10,13 +10,14 @@
  */
 import { executeNode } from '../harness';
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
-import { TELEGRAM_PARAMETERS, serviceBotParameters, type BenchItem } from './contenders';
+import { TELEGRAM_PARAMETERS, serviceBotParameters, type BenchItem, type MemoryContender } from './contenders';
 import { executeAny } from './engine';
+import { executeFloor } from './floor';
 import { loadTelegram } from './telegram';
 
 interface Input {
-	contender: 'A' | 'B';
-	/** A's Concurrency option (B always sends one at a time). */
+	contender: MemoryContender;
+	/** A's and F's Concurrency option (B always sends one at a time). */
 	concurrency: number;
 	/** The n8n install holding n8n's Telegram node (B). */
 	cache: string;
@@ -50,6 +51,10 @@ async function main(): Promise<void> {
 				credentialType: telegram.credentialType,
 				credentialData: { accessToken: input.token, baseUrl: input.baseUrl },
 			});
+			return { output: result.output, error: result.error?.message };
+		}
+		if (input.contender === 'F') {
+			const result = await executeFloor(items, input.concurrency, { baseUrl: input.baseUrl, token: input.token });
 			return { output: result.output, error: result.error?.message };
 		}
 		const result = await executeNode({

@@ -19,7 +19,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 
-import { contenderA, contenderB, contenderC, contenderNewConnection, type BenchItem, type Contender } from './contenders';
+import {
+	contenderA,
+	contenderB,
+	contenderC,
+	contenderNewConnection,
+	type BenchItem,
+	type Contender,
+	type MemoryContender,
+} from './contenders';
 import { contenderF } from './floor';
 import { ROOT, spawnEmulator, tsNodeEnv, type EmulatorProcess } from './emulator-process';
 import { allocationProfile, CATEGORIES, profile, type AllocationSummary, type ProfileSummary } from './profile';
@@ -261,7 +269,7 @@ interface MemoryResult {
 }
 
 interface MemorySummary {
-	contender: 'A' | 'B';
+	contender: MemoryContender;
 	concurrency: number;
 	items: number;
 	runs: MemoryResult[];
@@ -272,7 +280,7 @@ interface MemorySummary {
 
 async function measureMemoryOnce(
 	emulator: EmulatorProcess,
-	contender: 'A' | 'B',
+	contender: MemoryContender,
 	concurrency: number,
 	cache: string,
 	itemCount: number,
@@ -298,7 +306,7 @@ async function measureMemoryOnce(
 /** Peak RSS depends on when V8 collects, so it is measured several times, each in a fresh process. */
 async function measureMemory(
 	emulator: EmulatorProcess,
-	contender: 'A' | 'B',
+	contender: MemoryContender,
 	concurrency: number,
 	cache: string,
 	itemCount: number,
@@ -545,11 +553,13 @@ async function main(): Promise<void> {
 		const shapes: ShapeResult[] = [];
 		for (const shape of shapeSpecs) shapes.push(await measureShape(emulator, shape));
 
-		log(`memory: ${args.memoryItems} items through A (concurrency 8 and 1) and B, 3 times each, each in a fresh child process`);
+		log(`memory: ${args.memoryItems} items through A (concurrency 8 and 1), B and F (1), 3 times each, each in a fresh child process`);
 		const memory = {
 			A: await measureMemory(emulator, 'A', DEFAULT_CONCURRENCY, cache, args.memoryItems, 3),
 			A1: await measureMemory(emulator, 'A', 1, cache, args.memoryItems, 3),
 			B: await measureMemory(emulator, 'B', 1, cache, args.memoryItems, 3),
+			// The floor: what n8n's engine and HTTP helper leave for V8 to collect, whatever the node.
+			F: await measureMemory(emulator, 'F', 1, cache, args.memoryItems, 3),
 		};
 		log('trigger: webhook() per update');
 		const trigger: TriggerResult = await measureTrigger(emulator);
@@ -627,7 +637,7 @@ async function main(): Promise<void> {
 			`Memory, ${memory.A.items} items over 50 chats, each run in a fresh process (baseline ≈ ${fixed(memory.A.runs[0].baselineRssMB)} MB RSS):`,
 			table(
 				['contender', 'peak RSS growth, MB', 'peak heap growth, MB', 'live heap with the output, MB'],
-				[memory.A, memory.A1, memory.B].map((entry) => [
+				[memory.A, memory.A1, memory.B, memory.F].map((entry) => [
 					`${entry.contender} at concurrency ${entry.concurrency} (${entry.runs.length} runs)`,
 					spread(entry.peakRssGrowthMB),
 					spread(entry.peakHeapGrowthMB),
