@@ -553,13 +553,14 @@ async function main(): Promise<void> {
 		const shapes: ShapeResult[] = [];
 		for (const shape of shapeSpecs) shapes.push(await measureShape(emulator, shape));
 
-		log(`memory: ${args.memoryItems} items through A (concurrency 8 and 1), B and F (1), 3 times each, each in a fresh child process`);
+		log(`memory: ${args.memoryItems} items through A and F (concurrency 8 and 1) and B, 3 times each, each in a fresh child process`);
 		const memory = {
 			A: await measureMemory(emulator, 'A', DEFAULT_CONCURRENCY, cache, args.memoryItems, 3),
 			A1: await measureMemory(emulator, 'A', 1, cache, args.memoryItems, 3),
 			B: await measureMemory(emulator, 'B', 1, cache, args.memoryItems, 3),
 			// The floor: what n8n's engine and HTTP helper leave for V8 to collect, whatever the node.
-			F: await measureMemory(emulator, 'F', 1, cache, args.memoryItems, 3),
+			F: await measureMemory(emulator, 'F', DEFAULT_CONCURRENCY, cache, args.memoryItems, 3),
+			F1: await measureMemory(emulator, 'F', 1, cache, args.memoryItems, 3),
 		};
 		log('trigger: webhook() per update');
 		const trigger: TriggerResult = await measureTrigger(emulator);
@@ -637,7 +638,7 @@ async function main(): Promise<void> {
 			`Memory, ${memory.A.items} items over 50 chats, each run in a fresh process (baseline ≈ ${fixed(memory.A.runs[0].baselineRssMB)} MB RSS):`,
 			table(
 				['contender', 'peak RSS growth, MB', 'peak heap growth, MB', 'live heap with the output, MB'],
-				[memory.A, memory.A1, memory.B, memory.F].map((entry) => [
+				[memory.A, memory.F, memory.A1, memory.B, memory.F1].map((entry) => [
 					`${entry.contender} at concurrency ${entry.concurrency} (${entry.runs.length} runs)`,
 					spread(entry.peakRssGrowthMB),
 					spread(entry.peakHeapGrowthMB),

@@ -275,6 +275,16 @@ class Poller {
 		}
 	}
 
+	/**
+	 * Starts one execution with the update. n8n refuses a second execution with the same deduplication
+	 * key (a unique index of its executions table, n8n 2.x): an update fetched again after n8n stopped
+	 * between creating its execution and saving the offset does not run twice. Older n8n ignores it.
+	 */
+	private emitUpdate(item: IDataObject, updateId: number): void {
+		const deduplicationKey = `service-bot:${this.environment.windowKey}:${updateId}`;
+		this.ctx.emit([this.ctx.helpers.returnJsonArray([item])], undefined, undefined, deduplicationKey);
+	}
+
 	/** Production: every update in order; returns the next offset. */
 	private async emitAll(updates: unknown[], offset: number | undefined): Promise<number | undefined> {
 		let next = offset;
@@ -289,11 +299,7 @@ class Poller {
 			// Saved by n8n together with the emit below (n8n saves a trigger's static data on emit).
 			this.storeOffset(next);
 			if (delivery.run) {
-				// n8n refuses a second execution with the same deduplication key (a unique index of its
-				// executions table, n8n 2.x): an update fetched again after n8n stopped between creating
-				// its execution and saving the offset does not run twice. Older n8n ignores the argument.
-				const deduplicationKey = `service-bot:${this.environment.windowKey}:${delivery.updateId}`;
-				this.ctx.emit([this.ctx.helpers.returnJsonArray([delivery.item])], undefined, undefined, deduplicationKey);
+				this.emitUpdate(delivery.item, delivery.updateId);
 			} else {
 				this.ctx.logger.debug(`${this.name}: update ${delivery.updateId} not run: ${delivery.reason}`);
 			}
@@ -306,11 +312,7 @@ class Poller {
 		for (const body of updates) {
 			const delivery = await deliverUpdate(body, this.environment);
 			if (delivery.run) {
-				// n8n refuses a second execution with the same deduplication key (a unique index of its
-				// executions table, n8n 2.x): an update fetched again after n8n stopped between creating
-				// its execution and saving the offset does not run twice. Older n8n ignores the argument.
-				const deduplicationKey = `service-bot:${this.environment.windowKey}:${delivery.updateId}`;
-				this.ctx.emit([this.ctx.helpers.returnJsonArray([delivery.item])], undefined, undefined, deduplicationKey);
+				this.emitUpdate(delivery.item, delivery.updateId);
 				return true;
 			}
 		}
