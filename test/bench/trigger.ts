@@ -5,11 +5,11 @@
  * `updates` message updates with distinct update_ids are delivered through the harness's
  * `receive()` with the right secret header. Numbers per update:
  * - webhook(): the node's own method only (wall time, and CPU time from process.cpuUsage, which a busy
- *   machine does not inflate by preempting this process) (secret check, body check, filters, duplicate window in the
- *   workflow's static data, output item), timed around the call inside a real n8n-core WebhookContext;
+ *   machine does not inflate by preempting this process) (secret check, body check, filters, the
+ *   in-memory duplicate window, output item), timed around the call inside a real n8n-core WebhookContext;
  * - delivery: the whole `receive()`, which also builds what n8n builds per request — a fresh Workflow
- *   loaded with its static data, additionalData and the WebhookContext — and saves changed static
- *   data (a JSON copy, as n8n writes it to its database). No HTTP, no workflow execution after it.
+ *   loaded with its static data, additionalData and the WebhookContext. No HTTP, no workflow
+ *   execution after it.
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
@@ -27,7 +27,7 @@ export interface TriggerResult {
 	webhookUs: Summary & { mean: number; p99: number };
 	/** webhook() alone, CPU µs per update (process.cpuUsage around the call): not inflated by preemption. */
 	webhookCpuUs: Summary & { mean: number; p99: number };
-	/** The whole harness delivery (fresh Workflow + WebhookContext + webhook() + static data save), µs. */
+	/** The whole harness delivery (fresh Workflow + WebhookContext + webhook()), µs. */
 	deliveryUs: Summary & { mean: number; p99: number };
 	started: number;
 }
