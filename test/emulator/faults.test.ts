@@ -1,19 +1,11 @@
-import { startEmulator } from './index';
 import type { DemoData, Emulator, Message } from './index';
-import { call, methodUrl, ok, sleep } from './helpers';
+import { call, methodUrl, ok, sleep, useEmulator } from './helpers';
 
 let emu: Emulator;
 let d: DemoData;
-
-beforeAll(async () => {
-	emu = await startEmulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
-beforeEach(() => {
-	emu.reset();
-	d = emu.demo;
+useEmulator((started) => {
+	emu = started;
+	d = started.demo;
 });
 
 const post = (method: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> =>

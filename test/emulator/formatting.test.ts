@@ -2,22 +2,14 @@
  * Formatted text (parse_mode): the spec shows only the mode names; Telegram's rules apply, so markup
  * that does not parse is refused with "can't parse entities", for texts and captions, sends and edits.
  */
-import { startEmulator } from './index';
 import type { DemoData, Emulator, Message } from './index';
-import { fails, ok } from './helpers';
+import { fails, ok, useEmulator } from './helpers';
 
 let emu: Emulator;
 let d: DemoData;
-
-beforeAll(async () => {
-	emu = await startEmulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
-beforeEach(() => {
-	emu.reset();
-	d = emu.demo;
+useEmulator((started) => {
+	emu = started;
+	d = started.demo;
 });
 
 const send = (text: string, parse_mode: string, extra: Record<string, unknown> = {}): Promise<Message> =>

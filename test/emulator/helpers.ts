@@ -2,6 +2,7 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startEmulator } from './index';
 import type { Emulator } from './index';
 
 export interface Envelope<T = unknown> {
@@ -20,6 +21,25 @@ export interface CallOptions {
 	contentType?: string;
 	query?: string;
 	signal?: AbortSignal;
+}
+
+/**
+ * One emulator for the test file, reset before each test; `onReset` receives it after every reset
+ * (the demo data is new each time).
+ */
+export function useEmulator(onReset: (emu: Emulator) => void): void {
+	let emu: Emulator | undefined;
+	beforeAll(async () => {
+		emu = await startEmulator();
+	});
+	afterAll(async () => {
+		await emu?.close();
+	});
+	beforeEach(() => {
+		if (!emu) throw new Error('the emulator did not start');
+		emu.reset();
+		onReset(emu);
+	});
 }
 
 export function methodUrl(emu: Emulator, method: string, token: string = emu.demo.token, query = ''): string {

@@ -1,19 +1,11 @@
-import { startEmulator } from './index';
 import type { DemoData, Emulator, Message } from './index';
-import { fails, inlineKeyboard, ok } from './helpers';
+import { fails, inlineKeyboard, ok, useEmulator } from './helpers';
 
 let emu: Emulator;
 let d: DemoData;
-
-beforeAll(async () => {
-	emu = await startEmulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
-beforeEach(() => {
-	emu.reset();
-	d = emu.demo;
+useEmulator((started) => {
+	emu = started;
+	d = started.demo;
 });
 
 const sendKb = (reply_markup: unknown): Promise<Message> => ok<Message>(emu, 'sendMessage', { chat_id: d.privateChatId, text: 'kb', reply_markup });

@@ -1,19 +1,11 @@
-import { startEmulator } from './index';
 import type { DemoData, Emulator, Message } from './index';
-import { fails, ok } from './helpers';
+import { fails, ok, useEmulator } from './helpers';
 
 let emu: Emulator;
 let d: DemoData;
-
-beforeAll(async () => {
-	emu = await startEmulator();
-});
-afterAll(async () => {
-	await emu.close();
-});
-beforeEach(() => {
-	emu.reset();
-	d = emu.demo;
+useEmulator((started) => {
+	emu = started;
+	d = started.demo;
 });
 
 const send = (chat_id: string, text: string, extra: Record<string, unknown> = {}): Promise<Message> => ok<Message>(emu, 'sendMessage', { chat_id, text, ...extra });
