@@ -9,6 +9,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { DOCUMENTATION_URL } from '../shared/spec';
+import { NODE_VERSIONS } from './describe/fields';
 import { properties } from './describe/properties';
 import { answerWebhook, answerWebhooks } from './sendAndWait/answer';
 import { runOperation } from './send/run';
@@ -21,7 +22,7 @@ export class ServiceBot implements INodeType {
 		group: ['output'],
 		// 2: Edit Message Caption takes its caption as a main field; setting the bot's (short)
 		// description requires a value, and removing it is an explicit choice.
-		version: [1, 2],
+		version: [...NODE_VERSIONS],
 		// "sendMessage" → "Send Message" under the node's name on the canvas.
 		subtitle:
 			'={{ $parameter["operation"].charAt(0).toUpperCase() + $parameter["operation"].slice(1).replace(/([A-Z])/g, " $1") }}',

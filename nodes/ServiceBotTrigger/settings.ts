@@ -41,27 +41,21 @@ export async function requireToken(ctx: TriggerContext): Promise<string> {
 	return token;
 }
 
-export interface SelectedTypes {
-	/** Sent to the service as `allowed_updates`. */
-	readonly allowedUpdates: string[];
-	/** The types the trigger runs for; empty = all. */
-	readonly filterTypes: string[];
-}
-
 /**
- * Trigger On → the `allowed_updates` list sent to the service, and the types the trigger runs for.
- *
- * The service is always asked for every type, the full list rather than an empty one (the spec only
- * says the listed types are forwarded, so an empty list might mean none, and an absent list may keep
- * an older filter). Answers to a Send and Wait for Response arrive as button taps and replies to a
- * free-text question whatever this trigger starts its workflow for; the filter drops the updates
- * that are neither answers nor selected.
+ * The `allowed_updates` both deliveries send: always every type, the full list rather than an empty
+ * one (the spec only says the listed types are forwarded, so an empty list might mean none, and an
+ * absent list may keep an older filter). Answers to a Send and Wait for Response arrive as button taps
+ * and replies to a free-text question whatever the trigger starts its workflow for; the filter
+ * (`filterTypes`) drops the updates that are neither answers nor selected.
  */
-export function selectedTypes(ctx: TriggerContext): SelectedTypes {
+export const ALLOWED_UPDATES: readonly string[] = UPDATE_TYPES;
+
+/** Trigger On → the types the trigger runs for; empty = all. */
+function filterTypes(ctx: TriggerContext): string[] {
 	const value = ctx.getNodeParameter('updates', []) as unknown;
 	const selected = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : [];
 	const all = selected.length === 0 || selected.includes('*');
-	return { allowedUpdates: [...UPDATE_TYPES], filterTypes: all ? [] : UPDATE_TYPES.filter((type) => selected.includes(type)) };
+	return all ? [] : UPDATE_TYPES.filter((type) => selected.includes(type));
 }
 
 const EXAMPLE_UUID = '1f0c6b6e-3a5d-4e8b-9a51-0c2d8e1f4b7a';
@@ -91,7 +85,7 @@ function idList(ctx: TriggerContext, field: 'Restrict to Chat IDs' | 'Restrict t
 export function readDeliverySettings(ctx: TriggerContext): DeliverySettings {
 	const options = optionsOf(ctx);
 	return {
-		types: selectedTypes(ctx).filterTypes,
+		types: filterTypes(ctx),
 		chatIds: idList(ctx, 'Restrict to Chat IDs', options.chatIds),
 		userIds: idList(ctx, 'Restrict to User IDs', options.userIds),
 		addHandyFields: options.addHandyFields === true,

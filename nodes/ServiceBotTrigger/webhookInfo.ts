@@ -11,7 +11,7 @@ const WebhookInfo = z.looseObject({
 	allowed_updates: z.array(z.string()).optional().catch(undefined),
 	max_connections: z.int().optional().catch(undefined),
 });
-export type WebhookInfo = z.infer<typeof WebhookInfo>;
+type WebhookInfo = z.infer<typeof WebhookInfo>;
 
 export async function webhookInfo(ctx: ServiceBotContext, abortSignal?: AbortSignal): Promise<WebhookInfo> {
 	const info = WebhookInfo.safeParse(await callMethod(ctx, 'getWebhookInfo', {}, { idempotent: true, abortSignal }));

@@ -29,8 +29,15 @@ export const LIMITS = {
 
 export const UPDATE_TYPES = ['message', 'callback_query'] as const;
 
-/** Part 1, rule 5: chat and user identifiers are UUID strings (any version, either case). */
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * Part 1, rule 5: chat and user identifiers are UUID strings (any version, either case). As a string
+ * too, for the editor's regex validation.
+ */
+export const UUID_SOURCE = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const UUID_PATTERN = new RegExp(UUID_SOURCE);
+
+/** A chat's @username after the `@` (Telegram's convention; the spec shows usernames with `@`). */
+export const USERNAME_BODY = '[A-Za-z0-9_]{1,64}';
 
 /** Where the package's documentation (its README) lives; each node links to its own section. */
 export const DOCUMENTATION_URL = 'https://github.com/n8n-nodes-service-bot/n8n-nodes-service-bot';

@@ -5,7 +5,7 @@
  */
 import type { INodeProperties, INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow';
 
-import { LIMITS, UPDATE_TYPES } from '../../shared/spec';
+import { LIMITS, UPDATE_TYPES, USERNAME_BODY, UUID_SOURCE } from '../../shared/spec';
 import type { Method, Param } from '../methods/method';
 import { keyboardProperties } from './keyboard';
 
@@ -41,8 +41,8 @@ const PARSE_MODE_NOTES: Record<string, string> = {
 	MarkdownV2: 'Markdown with escaping rules and more styles',
 };
 
-const UUID_REGEX = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const USERNAME_REGEX = '^@?[A-Za-z0-9_]{1,64}$';
+// In Username mode the `@` may be left out: the reader adds it.
+const USERNAME_REGEX = `^@?${USERNAME_BODY}$`;
 
 function title(value: string): string {
 	return value
@@ -137,7 +137,7 @@ export function fieldsOf(param: Param): INodeProperties[] {
 							type: 'string',
 							placeholder: 'e.g. 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11',
 							hint: 'The chat UUID',
-							validation: [{ type: 'regex', properties: { regex: UUID_REGEX, errorMessage: 'Not a chat UUID' } }],
+							validation: [{ type: 'regex', properties: { regex: UUID_SOURCE, errorMessage: 'Not a chat UUID' } }],
 						},
 						{
 							displayName: 'Username',

@@ -17,7 +17,7 @@ export type Resource = 'message' | 'chat' | 'callback' | 'bot' | 'webhook' | 'up
  * - messageId: whole number from 1; integer: whole number within min/max
  * - text: string within min/max UTF-16 units; replyMarkup: the keyboard fields
  */
-export type ParamKind =
+type ParamKind =
 	| 'chat'
 	| 'user'
 	| 'media'

@@ -6,7 +6,7 @@ import { LIMITS } from '../../shared/spec';
 import type { Problem } from './errors';
 import { describeValue, quote } from './errors';
 
-export const GRID_PLACEHOLDERS = ['label', 'index', 'row', 'column'] as const;
+const GRID_PLACEHOLDERS = ['label', 'index', 'row', 'column'] as const;
 type Placeholder = (typeof GRID_PLACEHOLDERS)[number];
 
 const PLACEHOLDER = /\{(\w+)\}/g;
@@ -21,7 +21,7 @@ export interface GridSettings {
 
 export type Button = Record<string, string>;
 
-export type GridResult = { ok: true; rows: Button[][]; labels: string[]; columns: number } | { ok: false; problem: Problem };
+type GridResult = { ok: true; rows: Button[][]; labels: string[]; columns: number } | { ok: false; problem: Problem };
 
 /**
  * The labels: an array (from an expression), a JSON array in a string, one label per line, or a

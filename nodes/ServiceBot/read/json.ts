@@ -6,7 +6,7 @@
 import type { At, Problem } from './errors';
 import { inputError } from './errors';
 
-export type JsonResult = { ok: true; value: unknown } | { ok: false; problem: Problem };
+type JsonResult = { ok: true; value: unknown } | { ok: false; problem: Problem };
 
 function lineAndColumn(text: string, offset: number): string {
 	const before = text.slice(0, offset).split('\n');

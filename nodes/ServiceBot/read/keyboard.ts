@@ -6,6 +6,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { isObject } from '../../shared/json';
 import { LIMITS } from '../../shared/spec';
 import type { ItemContext, MarkupScope } from '../methods/method';
 import type { At, Problem } from './errors';
@@ -42,16 +43,12 @@ function text(value: unknown): string {
 	return typeof value === 'string' ? value : String(value);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A fixedCollection value `{ rows: [ { buttons: { button: [ {…} ] } } ] }` as rows of button values. */
 function builderRows(value: unknown): Array<Array<Record<string, unknown>>> {
-	const rows = isRecord(value) && Array.isArray(value.rows) ? (value.rows as unknown[]) : [];
+	const rows = isObject(value) && Array.isArray(value.rows) ? (value.rows as unknown[]) : [];
 	return rows.map((row) => {
-		const buttons = isRecord(row) && isRecord(row.buttons) && Array.isArray(row.buttons.button) ? (row.buttons.button as unknown[]) : [];
-		return buttons.map((button) => (isRecord(button) ? button : {}));
+		const buttons = isObject(row) && isObject(row.buttons) && Array.isArray(row.buttons.button) ? (row.buttons.button as unknown[]) : [];
+		return buttons.map((button) => (isObject(button) ? button : {}));
 	});
 }
 
@@ -71,7 +68,7 @@ function fromBuilder(keyboard: Keyboard, read: Read): Built {
 
 /** Nothing given: no markup for this item, so one node can send some items with buttons and some without. */
 function isNothing(value: unknown): boolean {
-	return value === undefined || value === null || (Array.isArray(value) && value.length === 0) || (isRecord(value) && Object.keys(value).length === 0);
+	return value === undefined || value === null || (Array.isArray(value) && value.length === 0) || (isObject(value) && Object.keys(value).length === 0);
 }
 
 function fromJson(keyboard: Keyboard, read: Read): Built {
@@ -87,7 +84,7 @@ function fromJson(keyboard: Keyboard, read: Read): Built {
 		}
 		return { ok: true, markup: { [field]: value as IDataObject[] } };
 	}
-	if (!isRecord(value)) {
+	if (!isObject(value)) {
 		return { ok: false, problem: { at: 'JSON', message: `must be the rows (an array of arrays) or the whole markup, got ${describeValue(value)}` } };
 	}
 	if (value[field] === undefined) {
@@ -125,7 +122,7 @@ function fromGrid(keyboard: Keyboard, read: Read): Built {
 /** Reply keyboard options from the fields; they override the same fields of a whole-markup JSON. */
 function applyReplyOptions(markup: IDataObject, read: Read): void {
 	const options = read('replyKeyboardOptions', {});
-	if (!isRecord(options)) return;
+	if (!isObject(options)) return;
 	if (options.resizeKeyboard !== undefined) markup.resize_keyboard = options.resizeKeyboard as boolean;
 	if (options.oneTimeKeyboard !== undefined) markup.one_time_keyboard = options.oneTimeKeyboard as boolean;
 }
@@ -135,12 +132,12 @@ function applyReplyOptions(markup: IDataObject, read: Read): void {
  * buttons given as plain strings become `{text}` objects.
  */
 export function normalizeMarkup(markup: unknown): unknown {
-	if (!isRecord(markup)) return markup;
+	if (!isObject(markup)) return markup;
 	const mapButtons = (rows: unknown, button: (value: unknown) => unknown): unknown =>
 		Array.isArray(rows) ? rows.map((row: unknown) => (Array.isArray(row) ? row.map(button) : row)) : rows;
 	if (markup.inline_keyboard !== undefined) {
 		const dropNulls = (value: unknown) =>
-			isRecord(value) ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null)) : value;
+			isObject(value) ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null)) : value;
 		return { ...markup, inline_keyboard: mapButtons(markup.inline_keyboard, dropNulls) };
 	}
 	if (markup.keyboard !== undefined) {

@@ -5,7 +5,8 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { LIMITS, UPDATE_TYPES, UUID_PATTERN } from '../../shared/spec';
+import { isObject } from '../../shared/json';
+import { LIMITS, UPDATE_TYPES, USERNAME_BODY, UUID_PATTERN } from '../../shared/spec';
 import type { ItemContext, Method, Param } from '../methods/method';
 import { additionalFieldsOf, fieldName, isInVersion, removalFieldName } from '../describe/fields';
 import type { At } from './errors';
@@ -15,7 +16,7 @@ import { readReplyMarkup } from './keyboard';
 import { checkCommands, checkEntities } from './schemas';
 
 /** A public chat username: `@` then letters, digits and underscores. */
-const USERNAME = /^@[A-Za-z0-9_]{1,64}$/;
+const USERNAME = new RegExp(`^@${USERNAME_BODY}$`);
 /** ISO 639 code, optionally with a region (`en`, `pt-br`); what Telegram-compatible services accept. */
 const LANGUAGE_CODE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -191,7 +192,7 @@ function readCommands(item: ItemContext, at: At, param: Param): IDataObject[] {
 	if (nodeParameter(ctx, 'commandsInput', itemIndex, 'list') === 'json') {
 		field = `${param.displayName} (JSON)`;
 		const parsed = readJson(at, field, nodeParameter(ctx, 'commandsJson', itemIndex, '[]'));
-		value = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && 'commands' in parsed ? parsed.commands : parsed;
+		value = isObject(parsed) && 'commands' in parsed ? parsed.commands : parsed;
 	} else {
 		const entries = nodeParameter(ctx, fieldName(param), itemIndex, {}) as IDataObject;
 		value = Array.isArray(entries.command) ? entries.command : [];
@@ -248,7 +249,7 @@ export function checkParam(at: At, param: Param, value: unknown, options: IDataO
 /** A resource locator value `{__rl, mode, value}` or a plain value (older JSON, AI tools). */
 function readChat(item: ItemContext, param: Param): unknown {
 	const raw = nodeParameter(item.ctx, fieldName(param), item.itemIndex, '');
-	if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !('value' in raw)) return raw;
+	if (!isObject(raw) || !('value' in raw)) return raw;
 	const { mode, value } = raw as { mode?: unknown; value?: unknown };
 	// In Username mode a missing `@` is added.
 	if (mode === 'username' && typeof value === 'string') {

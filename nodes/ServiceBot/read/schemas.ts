@@ -50,8 +50,8 @@ const callbackData = actionString('callback_data').superRefine((value, ctx) => {
 	}
 });
 
-/** A problem with a button URL, or undefined when the URL is acceptable (also for auto-grid templates). */
-export function urlProblem(value: string): string | undefined {
+/** A problem with a button URL, or undefined when the URL is acceptable. */
+function urlProblem(value: string): string | undefined {
 	if (value.length === 0) return 'url is empty';
 	if (value !== value.trim()) return `url ${quote(value)} has leading or trailing spaces`;
 	let parsed: URL;
@@ -290,7 +290,7 @@ const entityList = z.array(
 /** The Call Method body: any JSON object. */
 const methodBody = z.record(z.string(), z.unknown(), { error: (issue) => `must be a JSON object, got ${JSON.stringify(issue.input)}` });
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
+type Checked<T> = { ok: true; value: T } | { ok: false; problems: Problem[] };
 
 /** Problems of a list, placed at "<noun> <n>"; one problem per place and message. */
 function checkList<T>(schema: z.ZodType<T>, value: unknown, noun: string): Checked<T> {

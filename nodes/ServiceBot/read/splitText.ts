@@ -97,7 +97,7 @@ function isLow(code: number): boolean {
 	return code >= 0xdc00 && code <= 0xdfff;
 }
 
-export type SplitResult = { ok: true; parts: string[] } | { ok: false; problem: string };
+type SplitResult = { ok: true; parts: string[] } | { ok: false; problem: string };
 
 export function splitText(text: string, max: number, parseMode?: string): SplitResult {
 	const cuttable = cuttablePositions(text, parseMode);

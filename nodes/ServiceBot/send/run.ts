@@ -149,7 +149,7 @@ export async function runOperation(this: IExecuteFunctions): Promise<INodeExecut
 						longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
 					});
 					const shaped = shapeResult(method.output, result, request.body, !listAsOneItem.has(itemIndex));
-					outputs[itemIndex] = [...(outputs[itemIndex] ?? []), ...shaped];
+					(outputs[itemIndex] ??= []).push(...shaped);
 				}
 			},
 		},

@@ -23,7 +23,7 @@ export type Outcome =
 	/** Not started because an earlier failure stopped the run (`stopOnError`). */
 	| { readonly status: 'skipped' };
 
-export interface ScheduleOptions {
+interface ScheduleOptions {
 	/** Maximum number of jobs running at once; 1 runs everything in input order. */
 	readonly concurrency: number;
 	/** After the first failure, start no further job (those already running finish). */

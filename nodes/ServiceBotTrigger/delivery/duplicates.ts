@@ -14,7 +14,7 @@
  * Keyed by a one-way key of the bot token and the trigger's identity (see `deliveryKey`): a different
  * bot, trigger or delivery (test or production) starts with an empty window.
  */
-export const DUPLICATE_WINDOW = 1000;
+const DUPLICATE_WINDOW = 1000;
 /** Bound on the number of windows one process keeps (one per trigger it serves). */
 const MAX_WINDOWS = 1000;
 

@@ -58,7 +58,7 @@ export interface ReceivedUpdate {
 	readonly callbackQueryId: string | undefined;
 }
 
-export type ParsedUpdate = { ok: true; update: ReceivedUpdate } | { ok: false; reason: string };
+type ParsedUpdate = { ok: true; update: ReceivedUpdate } | { ok: false; reason: string };
 
 function typeOf(body: IDataObject): string | undefined {
 	for (const [key, value] of Object.entries(body)) {

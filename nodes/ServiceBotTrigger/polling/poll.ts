@@ -38,7 +38,7 @@ import { deliverUpdate } from '../delivery/deliver';
 import type { DeliveryEnvironment } from '../delivery/deliver';
 import { deliveryKey, fingerprint, identityOf, keyed, runOf } from '../identity';
 import type { PollingOptions } from '../settings';
-import { readDeliverySettings, readPollingOptions, requireToken, selectedTypes } from '../settings';
+import { ALLOWED_UPDATES, readDeliverySettings, readPollingOptions, requireToken } from '../settings';
 import { displayUrl } from '../webhook/urls';
 import { webhookInfo } from '../webhookInfo';
 
@@ -145,7 +145,6 @@ class Poller {
 	private readonly name: string;
 	/** One-way key of the bot token, stored with the offset. */
 	private readonly botKey: string;
-	private readonly allowedUpdates: string[];
 
 	constructor(
 		private readonly ctx: ITriggerFunctions,
@@ -154,7 +153,6 @@ class Poller {
 		private readonly token: string,
 	) {
 		this.botKey = fingerprint('polling-offset', keyed(token, 'bot:v1', []));
-		this.allowedUpdates = selectedTypes(ctx).allowedUpdates;
 		this.test = runOf(ctx) === 'test';
 		this.name = `Service Bot Polling Trigger "${ctx.getNode().name}"`;
 	}
@@ -202,7 +200,7 @@ class Poller {
 		if (offset !== undefined) body.offset = offset;
 		// A test leaves the bot's persistent update types alone: narrowing them would make the service
 		// drop updates a published poller of the same bot is waiting for.
-		if (!this.test) body.allowed_updates = this.allowedUpdates;
+		if (!this.test) body.allowed_updates = [...ALLOWED_UPDATES];
 		return body;
 	}
 
@@ -227,8 +225,8 @@ class Poller {
 				const status = apiStatus(error);
 				if (status === '401') return this.report(tokenRefused(this.ctx));
 				if (status === '409') {
-					const webhook = await currentWebhook(this.ctx, this.signal).catch(() => '');
-					if (webhook !== '') return this.report(webhookConflict(this.ctx, displayUrl(webhook, this.token)));
+					const conflict = await this.webhookSetMeanwhile();
+					if (conflict) return this.report(conflict);
 					conflictSince ??= Date.now();
 					if (this.test || Date.now() - conflictSince >= POLL_TIMING.conflictReportMs) {
 						return this.report(pollerConflict(this.ctx, this.test));
@@ -255,8 +253,8 @@ class Poller {
 				const timeout = this.options.longPollTimeout;
 				if (timeout === 0 || Date.now() - asked < (timeout * 1000) / 2) {
 					if (timeout > 0) {
-						const webhook = await currentWebhook(this.ctx, this.signal).catch(() => '');
-						if (webhook !== '') return this.report(webhookConflict(this.ctx, displayUrl(webhook, this.token)));
+						const conflict = await this.webhookSetMeanwhile();
+						if (conflict) return this.report(conflict);
 					}
 					await pause(POLL_TIMING.idlePauseMs, this.signal);
 				}
@@ -273,6 +271,12 @@ class Poller {
 			if (next === offset) await pause(POLL_TIMING.idlePauseMs, this.signal);
 			offset = next;
 		}
+	}
+
+	/** The conflict when the bot got a webhook while this trigger polls (a failed look counts as none). */
+	private async webhookSetMeanwhile(): Promise<NodeOperationError | undefined> {
+		const webhook = await currentWebhook(this.ctx, this.signal).catch(() => '');
+		return webhook === '' ? undefined : webhookConflict(this.ctx, displayUrl(webhook, this.token));
 	}
 
 	/**

@@ -19,7 +19,7 @@ import { callMethod } from '../../shared/transport';
 import type { Run, TriggerIdentity } from '../identity';
 import { fingerprint, identityOf, runOf } from '../identity';
 import type { WebhookOptions } from '../settings';
-import { readDeliverySettings, readWebhookOptions, requireToken, selectedTypes, serviceBaseUrl } from '../settings';
+import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../settings';
 import { webhookInfo } from '../webhookInfo';
 import { deriveSecret } from './secret';
 import { displayUrl, ownershipOf, sameUrl, webhookUrlProblem } from './urls';
@@ -91,11 +91,10 @@ async function planRegistration(ctx: IHookFunctions): Promise<Registration> {
 	const run = runOf(ctx);
 	const identity = identityOf(ctx);
 	const secret = deriveSecret(token, identity, run);
-	const { allowedUpdates } = selectedTypes(ctx);
-	const body: IDataObject = { url, secret_token: secret, allowed_updates: allowedUpdates };
+	const body: IDataObject = { url, secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] };
 	if (options.maxConnections !== undefined) body.max_connections = options.maxConnections;
 	if (options.dropPendingUpdates) body.drop_pending_updates = true;
-	return { url, token, run, identity, options, body, tag: registrationTag(secret, allowedUpdates, options.maxConnections) };
+	return { url, token, run, identity, options, body, tag: registrationTag(secret, ALLOWED_UPDATES, options.maxConnections) };
 }
 
 /**
@@ -167,8 +166,8 @@ async function handBack(ctx: IHookFunctions, target: NonNullable<RegistrationRec
 	const body: IDataObject = {
 		url,
 		secret_token: deriveSecret(await requireToken(ctx), identity, 'production'),
-		// The service did not say: the trigger's own selection (the test's parameters) stands in.
-		allowed_updates: allowedUpdates ?? selectedTypes(ctx).allowedUpdates,
+		// The service did not say: what the trigger always asks for.
+		allowed_updates: allowedUpdates ?? [...ALLOWED_UPDATES],
 	};
 	if (maxConnections !== undefined) body.max_connections = maxConnections;
 	await callMethod(ctx, 'setWebhook', body);

@@ -18,7 +18,7 @@ export function sameUrl(a: string, b: string): boolean {
  *   the node's webhook id being a UUID of this node alone;
  * - 'foreign': anything else (another workflow, another system).
  */
-export type Ownership = 'none' | 'this' | 'sibling' | 'foreign';
+type Ownership = 'none' | 'this' | 'sibling' | 'foreign';
 
 export function ownershipOf(current: string, ownUrl: string, webhookId: string | undefined): Ownership {
 	if (current === '') return 'none';
