@@ -58,7 +58,7 @@ class FloorNode implements INodeType {
 
 const floorNode = new FloorNode();
 
-export function floorParameters(concurrency: number): INodeParameters {
+function floorParameters(concurrency: number): INodeParameters {
 	return { chatId: '={{ $json.chat }}', text: '={{ $json.text }}', concurrency };
 }
 

@@ -254,7 +254,7 @@ async function measureShape(emulator: EmulatorProcess, shape: ShapeSpec): Promis
 }
 
 interface MemoryResult {
-	contender: 'A' | 'B';
+	contender: MemoryContender;
 	concurrency: number;
 	items: number;
 	sent: number;

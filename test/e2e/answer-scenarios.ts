@@ -14,6 +14,7 @@ import type { EmulatorProcess, InlineButton, StoredMessage } from './lib/emulato
 import { PACKAGE_NAME } from './lib/install';
 import type { Json, N8n } from './lib/n8n';
 import { waitFor } from './lib/processes';
+import { inSequence, pollingTrigger } from './lib/workflow';
 import type { Scenario } from './lib/runner';
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
@@ -92,8 +93,7 @@ const approvalWithWebhookTrigger: Scenario = {
 		assert.ok(hitl, `${ACTION_TYPE}HitlTool is not in /types/nodes.json: ${nodes.filter((node: Json) => String(node.name).startsWith(ACTION_TYPE)).map((node: Json) => node.name).join(', ')}`);
 		ctx.log(`/types/nodes.json lists the human-review tool ${hitl.name} ("${hitl.displayName}")`);
 
-		const workflow = await n8n.request('GET', `/rest/workflows/${workflowIds.demoBot}`);
-		await n8n.request('POST', `/rest/workflows/${workflowIds.demoBot}/activate`, { versionId: workflow.versionId });
+		await n8n.activate(workflowIds.demoBot);
 		await waitFor('the echo bot to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
 		ctx.log(`published the echo bot (webhook trigger, ${WORKFLOWS.demoBot.file})`);
 		await approveInTheChat(ctx, n8n, emulator, workflowIds.approval);
@@ -106,25 +106,16 @@ const approvalWithPollingTrigger: Scenario = {
 	name: 'send and wait: approval tapped in the chat resumes the execution through a published polling trigger',
 	async run(ctx) {
 		const { emulator, n8n, workflowIds, credentialId } = await setUp(ctx);
-		const credentials = { serviceBotApi: { id: credentialId, name: 'Service Bot (emulator)' } };
 		const poller = await n8n.request('POST', '/rest/workflows', {
 			name: 'Messages (polling)',
 			settings: { executionOrder: 'v1' },
 			nodes: [
-				{
-					id: randomUUID(),
-					name: 'Bot Trigger',
-					type: `${PACKAGE_NAME}.serviceBotPollingTrigger`,
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: { updates: ['message'], options: {} },
-					credentials,
-				},
+				pollingTrigger({ id: randomUUID(), name: 'Bot Trigger', position: [0, 0], credentialId }),
 				{ id: randomUUID(), name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [300, 0], parameters: {} },
 			],
-			connections: { 'Bot Trigger': { main: [[{ node: 'Done', type: 'main', index: 0 }]] } },
+			connections: inSequence('Bot Trigger', 'Done'),
 		});
-		await n8n.request('POST', `/rest/workflows/${poller.id}/activate`, { versionId: poller.versionId });
+		await n8n.activate(String(poller.id));
 		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
 		const allowed = (await emulator.calls('getUpdates')).at(-1)?.body.allowed_updates;
 		assert.deepEqual(allowed, ['message', 'callback_query'], 'Trigger On has only messages, yet the poller asks for clicks (answers)');

@@ -13,6 +13,7 @@ import type { EmulatorProcess, StoredMessage } from './lib/emulator';
 import { PACKAGE_NAME } from './lib/install';
 import type { Json, N8n } from './lib/n8n';
 import { waitFor } from './lib/processes';
+import { inSequence, sendMessage, serviceBotCredentials } from './lib/workflow';
 import type { Scenario } from './lib/runner';
 
 const WEBHOOK_TRIGGER = `${PACKAGE_NAME}.serviceBotTrigger`;
@@ -36,7 +37,6 @@ async function createEcho(
 		type: 'serviceBotApi',
 		data: { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl },
 	});
-	const credentials = { serviceBotApi: { id: String(credential.id), name: DEMO_CREDENTIAL_NAME } };
 	const webhookId = randomUUID();
 	const created = await n8n.request('POST', '/rest/workflows', {
 		name: `Echo (${trigger.type.split('.')[1]})`,
@@ -50,26 +50,18 @@ async function createEcho(
 				position: [0, 0],
 				...(trigger.type === WEBHOOK_TRIGGER ? { webhookId } : {}),
 				parameters: { updates: ['message'], options: { addHandyFields: true, ...trigger.options } },
-				credentials,
+				credentials: serviceBotCredentials(String(credential.id)),
 			},
-			{
+			sendMessage({
 				id: randomUUID(),
 				name: 'Echo',
-				type: `${PACKAGE_NAME}.serviceBot`,
-				typeVersion: 1,
 				position: [300, 0],
-				parameters: {
-					resource: 'message',
-					operation: 'sendMessage',
-					chatId: { __rl: true, mode: 'id', value: '={{ $json.chat_id }}' },
-					text: '=You said: {{ $json.text }} ({{ $execution.mode }})',
-					additionalFields: {},
-					options: {},
-				},
-				credentials,
-			},
+				credentialId: String(credential.id),
+				chatId: '={{ $json.chat_id }}',
+				text: '=You said: {{ $json.text }} ({{ $execution.mode }})',
+			}),
 		],
-		connections: { [TRIGGER_NAME]: { main: [[{ node: 'Echo', type: 'main', index: 0 }]] } },
+		connections: inSequence(TRIGGER_NAME, 'Echo'),
 	});
 	return { id: String(created.id), webhookId, credentialId: String(credential.id) };
 }
@@ -84,12 +76,6 @@ async function setUp(
 	await n8n.start();
 	await n8n.setupOwner();
 	return { emulator, n8n, echo: await createEcho(n8n, emulator, trigger) };
-}
-
-async function publish(n8n: N8n, workflowId: string): Promise<void> {
-	const workflow = await n8n.request('GET', `/rest/workflows/${workflowId}`);
-	const activated = await n8n.request('POST', `/rest/workflows/${workflowId}/activate`, { versionId: workflow.versionId });
-	assert.equal(activated.active, true, 'the workflow is published');
 }
 
 /** The editor's "Listen for test event" on the trigger (a full manual run from that trigger). */
@@ -124,7 +110,7 @@ const testThenPublish: Scenario = {
 		assert.ok(testHook);
 		ctx.log(`listening for a test event: the bot's webhook is the test URL ${testUrl}`);
 
-		await publish(n8n, echo.id);
+		await n8n.activate(echo.id);
 		const production = await waitFor('publishing to take the webhook', async () => {
 			const hook = await emulator.webhook();
 			return hook?.url === productionUrl ? hook : undefined;
@@ -152,7 +138,7 @@ const takeOverWhilePublished: Scenario = {
 		const testUrl = `${n8n.baseUrl}/webhook-test/${echo.webhookId}/webhook`;
 		const productionUrl = `${n8n.baseUrl}/webhook/${echo.webhookId}/webhook`;
 
-		await publish(n8n, echo.id);
+		await n8n.activate(echo.id);
 		const production = await waitFor('publishing to set the webhook', async () => {
 			const hook = await emulator.webhook();
 			return hook?.url === productionUrl ? hook : undefined;
@@ -196,7 +182,7 @@ const pollingAcrossRestarts: Scenario = {
 	name: 'polling trigger: a published workflow answers; messages sent while n8n is stopped are answered once after it starts again',
 	async run(ctx: ScenarioContext) {
 		const { emulator, n8n, echo } = await setUp(ctx, { type: POLLING_TRIGGER });
-		await publish(n8n, echo.id);
+		await n8n.activate(echo.id);
 		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
 		assert.equal(await say(emulator, 'hello'), 'You said: hello (production)');
 		ctx.log('published: the polling trigger answers a message');
@@ -244,7 +230,7 @@ const pollingTest: Scenario = {
 		}
 		ctx.log('the test execution showed the message; the service still holds it');
 
-		await publish(n8n, echo.id);
+		await n8n.activate(echo.id);
 		await waitFor('the published workflow to answer the same message', async () =>
 			botTexts(await emulator.history()).includes('You said: in the editor (production)') || undefined,
 		);

@@ -137,6 +137,19 @@ export class N8n {
 		await this.cli(['publish:workflow', `--id=${workflowId}`]);
 	}
 
+	/** Publishes (activates) a workflow through the REST API, as the editor's toggle does; fails unless it became active. */
+	async activate(workflowId: string): Promise<void> {
+		const workflow = await this.request('GET', `/rest/workflows/${workflowId}`);
+		const result = await this.request('POST', `/rest/workflows/${workflowId}/activate`, { versionId: workflow.versionId });
+		if (result.active !== true) throw new Error(`workflow ${workflowId} did not become active: ${JSON.stringify(result).slice(0, 500)}`);
+	}
+
+	/** Unpublishes (deactivates) a workflow through the REST API; fails unless it became inactive. */
+	async deactivate(workflowId: string): Promise<void> {
+		const result = await this.request('POST', `/rest/workflows/${workflowId}/deactivate`, {});
+		if (result.active !== false) throw new Error(`workflow ${workflowId} is still active`);
+	}
+
 	/** `n8n execute --id=<id> --rawOutput`: exit code and the run data it printed, when it printed some. */
 	async execute(workflowId: string): Promise<{ code: number | null; data?: Json; output: string }> {
 		const result = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput'], { allowFailure: true });

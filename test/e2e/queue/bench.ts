@@ -13,9 +13,10 @@ import { join } from 'node:path';
 
 import { ScenarioContext } from '../lib/context';
 import type { N8nInstall } from '../lib/install';
-import { stopAll, waitFor } from '../lib/processes';
-import { UNFINISHED, activate, createChats, createWorkflow, echoBotInCluster, sendMessages, waitForCalls } from './bot';
-import { QueueCluster } from './cluster';
+import { stopAll } from '../lib/processes';
+import { inSequence, webhookStart } from '../lib/workflow';
+import { callProductionWebhook, createChats, createWorkflow, echoBotInCluster, finishedExecutions, sendMessages, waitForCalls } from './bot';
+import { QueueCluster, WORKER_CONCURRENCY } from './cluster';
 import { coresUsed, sampleCpu } from './cpu';
 
 const BASELINE_PATH = 'baseline-no-op';
@@ -61,18 +62,16 @@ function baselineWorkflow(): Record<string, unknown> {
 		name: 'Baseline: Webhook → No Op',
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			{
+			webhookStart({
 				id: '6b1e2d3f-0000-4000-8000-000000000001',
 				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2.1,
 				position: [0, 0],
 				webhookId: '6b1e2d3f-0000-4000-8000-0000000000ff',
-				parameters: { httpMethod: 'POST', path: BASELINE_PATH, responseMode: 'onReceived', options: {} },
-			},
+				path: BASELINE_PATH,
+			}),
 			{ id: '6b1e2d3f-0000-4000-8000-000000000002', name: 'No Op', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
 		],
-		connections: { Webhook: { main: [[{ node: 'No Op', type: 'main', index: 0 }]] } },
+		connections: inSequence('Webhook', 'No Op'),
 	};
 }
 
@@ -162,21 +161,13 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 		}
 
 		const baselineId = await createWorkflow(cluster.main, baselineWorkflow());
-		await activate(cluster.main, baselineId);
+		await cluster.main.activate(baselineId);
 		const url = `${cluster.proxy.url}/webhook/${BASELINE_PATH}`;
-		// Until the webhook processes learn of the new webhook, they answer 404.
-		await waitFor('the baseline webhook', async () => (await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).ok);
+		await callProductionWebhook(cluster, BASELINE_PATH, {});
 		const executed = async (count: number): Promise<number> => {
 			const before = (await cluster.executions(baselineId)).length;
 			await postMany(url, count, 40);
-			await waitFor(
-				`${count} baseline executions`,
-				async () => {
-					const list = await cluster.executions(baselineId);
-					return list.length >= before + count && list.every((execution) => !UNFINISHED.has(execution.status));
-				},
-				{ limitMs: 600_000, intervalMs: 250 },
-			);
+			await finishedExecutions(cluster, baselineId, before + count);
 			return count;
 		};
 		await executed(100);
@@ -184,7 +175,7 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 
 		const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB`;
 		const report = [
-			`Queue mode (n8n 2.41.1, worker concurrency 5), ${updates} updates per row. Echo bot: messages from 20 chats pushed by the emulator at max_connections 40, answered when every echo was sent.`,
+			`Queue mode (n8n 2.41.1, worker concurrency ${WORKER_CONCURRENCY}), ${updates} updates per row. Echo bot: messages from 20 chats pushed by the emulator at max_connections 40, answered when every echo was sent.`,
 			'n8n Webhook → No Op: the same number of POSTs, 40 at a time, through the same load balancer, done when every execution finished.',
 			`Machine: ${machine}. Cores = CPU seconds of the process and its children per wall-clock second; "not ours" = the rest of the machine (other jobs).`,
 			'',

@@ -7,7 +7,7 @@ import { DEMO_CREDENTIAL_ID, DEMO_TRIGGER, demoCredential, demoWorkflow } from '
 import type { ScenarioContext } from '../lib/context';
 import type { EmulatorProcess, StoredMessage, WebhookView } from '../lib/emulator';
 import type { N8n } from '../lib/n8n';
-import { PACKAGE_NAME } from '../lib/install';
+import { inSequence, pollingTrigger, sendMessage, webhookStart } from '../lib/workflow';
 import { waitFor } from '../lib/processes';
 import { QueueCluster } from './cluster';
 import type { ClusterOptions } from './cluster';
@@ -34,18 +34,6 @@ export async function createWorkflow(main: N8n, workflow: Record<string, unknown
 	return String(created.id);
 }
 
-/** Publishes (activates) a workflow through the main, as the editor's toggle does. */
-export async function activate(main: N8n, workflowId: string): Promise<void> {
-	const workflow = await main.request('GET', `/rest/workflows/${workflowId}`);
-	const result = await main.request('POST', `/rest/workflows/${workflowId}/activate`, { versionId: workflow.versionId });
-	if (result.active !== true) throw new Error(`workflow ${workflowId} did not become active: ${JSON.stringify(result).slice(0, 500)}`);
-}
-
-export async function deactivate(main: N8n, workflowId: string): Promise<void> {
-	const result = await main.request('POST', `/rest/workflows/${workflowId}/deactivate`, {});
-	if (result.active !== false) throw new Error(`workflow ${workflowId} is still active`);
-}
-
 /** The echo bot (test/dev/workflows/demo-bot.json) with the saved credential. */
 export function echoBot(emulator: EmulatorProcess, credentialId: string): Record<string, unknown> {
 	const demo = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
@@ -57,20 +45,17 @@ export function echoBot(emulator: EmulatorProcess, credentialId: string): Record
  * "Send Message" to `chat_id` with `text`: one execution sends every message of the request.
  */
 export function bulkSender(credentialId: string): Record<string, unknown> {
-	const credentials = { serviceBotApi: { id: credentialId, name: 'Service Bot (emulator)' } };
 	return {
 		name: 'Service Bot: bulk send',
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			{
+			webhookStart({
 				id: '5a0d1c2e-0000-4000-8000-000000000001',
 				name: 'Bulk Request',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2.1,
 				position: [0, 0],
 				webhookId: '5a0d1c2e-0000-4000-8000-0000000000ff',
-				parameters: { httpMethod: 'POST', path: BULK_PATH, responseMode: 'onReceived', options: {} },
-			},
+				path: BULK_PATH,
+			}),
 			{
 				id: '5a0d1c2e-0000-4000-8000-000000000002',
 				name: 'One Item per Message',
@@ -79,28 +64,17 @@ export function bulkSender(credentialId: string): Record<string, unknown> {
 				position: [220, 0],
 				parameters: { fieldToSplitOut: 'body.messages', include: 'noOtherFields', options: {} },
 			},
-			{
+			sendMessage({
 				id: '5a0d1c2e-0000-4000-8000-000000000003',
 				name: 'Send Message',
-				type: `${PACKAGE_NAME}.serviceBot`,
-				typeVersion: 1,
 				position: [440, 0],
-				parameters: {
-					resource: 'message',
-					operation: 'sendMessage',
-					chatId: { __rl: true, mode: 'id', value: '={{ $json.chat_id }}' },
-					text: '={{ $json.text }}',
-					replyMarkup: 'none',
-					additionalFields: {},
-					options: {},
-				},
-				credentials,
-			},
+				credentialId,
+				chatId: '={{ $json.chat_id }}',
+				text: '={{ $json.text }}',
+				parameters: { replyMarkup: 'none' },
+			}),
 		],
-		connections: {
-			'Bulk Request': { main: [[{ node: 'One Item per Message', type: 'main', index: 0 }]] },
-			'One Item per Message': { main: [[{ node: 'Send Message', type: 'main', index: 0 }]] },
-		},
+		connections: inSequence('Bulk Request', 'One Item per Message', 'Send Message'),
 	};
 }
 
@@ -109,38 +83,21 @@ export function bulkSender(credentialId: string): Record<string, unknown> {
  * "Send Message" answering `You said: <text>` in the message's chat.
  */
 export function pollingEcho(credentialId: string): Record<string, unknown> {
-	const credentials = { serviceBotApi: { id: credentialId, name: 'Service Bot (emulator)' } };
 	return {
 		name: 'Service Bot: echo (polling)',
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			{
-				id: '5a0d1c2e-0000-4000-8000-000000000011',
-				name: 'Bot Trigger',
-				type: `${PACKAGE_NAME}.serviceBotPollingTrigger`,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { updates: ['message'], options: {} },
-				credentials,
-			},
-			{
+			pollingTrigger({ id: '5a0d1c2e-0000-4000-8000-000000000011', name: 'Bot Trigger', position: [0, 0], credentialId }),
+			sendMessage({
 				id: '5a0d1c2e-0000-4000-8000-000000000012',
 				name: 'Echo',
-				type: `${PACKAGE_NAME}.serviceBot`,
-				typeVersion: 1,
 				position: [300, 0],
-				parameters: {
-					resource: 'message',
-					operation: 'sendMessage',
-					chatId: { __rl: true, mode: 'id', value: '={{ $json.message.chat.id }}' },
-					text: '=You said: {{ $json.message.text }}',
-					additionalFields: {},
-					options: {},
-				},
-				credentials,
-			},
+				credentialId,
+				chatId: '={{ $json.message.chat.id }}',
+				text: '=You said: {{ $json.message.text }}',
+			}),
 		],
-		connections: { 'Bot Trigger': { main: [[{ node: 'Echo', type: 'main', index: 0 }]] } },
+		connections: inSequence('Bot Trigger', 'Echo'),
 	};
 }
 
@@ -165,15 +122,13 @@ export function approvalOnWebhook(emulator: EmulatorProcess, credentialId: strin
 		...example,
 		name: 'Service Bot: ask for approval (webhook)',
 		nodes: [
-			{
-				id: manual.id,
+			webhookStart({
+				id: String(manual.id),
 				name: start,
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2.1,
-				position: manual.position,
+				position: manual.position as [number, number],
 				webhookId: '5a0d1c2e-0000-4000-8000-0000000000fe',
-				parameters: { httpMethod: 'POST', path: APPROVAL_PATH, responseMode: 'onReceived', options: {} },
-			},
+				path: APPROVAL_PATH,
+			}),
 			...rest,
 		],
 		connections,
@@ -278,7 +233,7 @@ export async function echoBotInCluster(ctx: ScenarioContext, options: ClusterOpt
 	await cluster.main.setupOwner();
 	const credentialId = await createCredential(cluster.main, emulator);
 	const workflowId = await createWorkflow(cluster.main, echoBot(emulator, credentialId));
-	await activate(cluster.main, workflowId);
+	await cluster.main.activate(workflowId);
 	const hook = await waitFor('activation to set the webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 120_000 });
 	const expected = `${cluster.proxy.url}/webhook/${DEMO_TRIGGER.webhookId}/webhook`;
 	if (hook.url !== expected) throw new Error(`the bot's webhook is ${hook.url}, not the load balancer's ${expected}`);
@@ -295,6 +250,15 @@ export async function settled(
 ): Promise<Array<{ id: string; status: string; mode: string }>> {
 	// The service keeps an update pending until it was answered with a 2xx (or given up on).
 	await waitFor('the service to deliver every update', async () => (await emulator.pendingUpdates()).length === 0, { limitMs: 600_000, intervalMs: 250 });
+	return await finishedExecutions(cluster, workflowId, atLeast);
+}
+
+/** Waits until the workflow has at least `atLeast` executions and none of them is unfinished; returns them. */
+export async function finishedExecutions(
+	cluster: QueueCluster,
+	workflowId: string,
+	atLeast: number,
+): Promise<Array<{ id: string; status: string; mode: string }>> {
 	return await waitFor(
 		`${atLeast} finished executions`,
 		async () => {

@@ -14,11 +14,12 @@ import { LoadBalancer } from './proxy';
 import type { WebhookPolicy } from './proxy';
 import { Postgres, Redis } from './services';
 
+/** Jobs a worker runs at once (`n8n worker --concurrency`). */
+export const WORKER_CONCURRENCY = 5;
+
 export interface ClusterOptions {
 	workers?: number;
 	webhooks?: number;
-	/** Jobs a worker runs at once (`n8n worker --concurrency`). */
-	workerConcurrency?: number;
 	/** Steers webhook calls / drops answers at the load balancer. */
 	policy?: WebhookPolicy;
 	/**
@@ -70,7 +71,7 @@ export class QueueCluster {
 	) {}
 
 	static async start(ctx: ScenarioContext, options: ClusterOptions = {}): Promise<QueueCluster> {
-		const { workers = 2, webhooks = 2, workerConcurrency = 5 } = options;
+		const { workers = 2, webhooks = 2 } = options;
 		const postgres = await Postgres.start(ctx.dir);
 		ctx.defer(() => postgres.stop());
 		const redis = await Redis.start(ctx.dir);
@@ -105,7 +106,7 @@ export class QueueCluster {
 		const workerProcs: N8n[] = [];
 		for (let i = 1; i <= workers; i += 1) {
 			const name = `worker-${i}`;
-			workerProcs.push(await ctx.n8n({ name, command: 'worker', args: [`--concurrency=${workerConcurrency}`], env: await envOf(name) }));
+			workerProcs.push(await ctx.n8n({ name, command: 'worker', args: [`--concurrency=${WORKER_CONCURRENCY}`], env: await envOf(name) }));
 		}
 		const webhookProcs: N8n[] = [];
 		for (let i = 1; i <= webhooks; i += 1) {

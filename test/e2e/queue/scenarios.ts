@@ -17,16 +17,15 @@ import {
 	BULK_PATH,
 	PATIENT_SERVICE_MS,
 	UNFINISHED,
-	activate,
 	botHistories,
 	approvalOnWebhook,
 	botMessages,
 	bulkSender,
 	callProductionWebhook,
+	finishedExecutions,
 	createChats,
 	createCredential,
 	createWorkflow,
-	deactivate,
 	echoBot,
 	echoBotInCluster,
 	pollingEcho,
@@ -259,7 +258,7 @@ const bulkOnWorker: Scenario = {
 		await cluster.main.setupOwner();
 		const credentialId = await createCredential(cluster.main, emulator);
 		const workflowId = await createWorkflow(cluster.main, bulkSender(credentialId));
-		await activate(cluster.main, workflowId);
+		await cluster.main.activate(workflowId);
 		const chats = await createChats(emulator, 50);
 		// Message i of every chat before message i + 1 of any: the node must keep each chat's order.
 		const messages = Array.from({ length: 40 }, (_, i) => chats.map((chat, c) => ({ chat_id: chat.chatId, text: `bulk ${i} to chat ${c}` }))).flat();
@@ -267,10 +266,7 @@ const bulkOnWorker: Scenario = {
 		const t0 = Date.now();
 		const response = await callProductionWebhook(cluster, BULK_PATH, { messages });
 		assert.equal(response.status, 200, `the bulk webhook answered ${response.status}: ${await response.text()}`);
-		const [execution] = await waitFor('the bulk execution to finish', async () => {
-			const list = await cluster.executions(workflowId);
-			return list.length > 0 && list.every((entry) => !UNFINISHED.has(entry.status)) ? list : undefined;
-		}, { limitMs: 600_000, intervalMs: 500 });
+		const [execution] = await finishedExecutions(cluster, workflowId, 1);
 		const seconds = (Date.now() - t0) / 1000;
 		assert.equal((await cluster.executions(workflowId)).length, 1, 'one execution');
 		assert.equal(execution.status, 'success');
@@ -319,7 +315,7 @@ const pollingOnMain: Scenario = {
 		await main.setupOwner();
 		const credentialId = await createCredential(main, emulator, recorder.baseUrlThroughProxy);
 		const workflowId = await createWorkflow(main, pollingEcho(credentialId));
-		await activate(main, workflowId);
+		await main.activate(workflowId);
 		await waitFor('the trigger to poll', async () => (await emulator.calls('getUpdates')).length > 0, { limitMs: 120_000 });
 		assert.equal(await emulator.webhook(), null, 'a polled bot has no webhook');
 		const chats = await createChats(emulator, 5);
@@ -417,8 +413,8 @@ const sendAndWaitOnWorkers: Scenario = {
 		const credentialId = await createCredential(main, emulator, recorder.baseUrlThroughProxy);
 		const echoId = await createWorkflow(main, echoBot(emulator, credentialId));
 		const approvalId = await createWorkflow(main, approvalOnWebhook(emulator, credentialId));
-		await activate(main, echoId);
-		await activate(main, approvalId);
+		await main.activate(echoId);
+		await main.activate(approvalId);
 		const hook = await waitFor('the echo bot to set its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 120_000 });
 		assert.equal(hook.url, `${cluster.proxy.url}/webhook/${DEMO_TRIGGER.webhookId}/webhook`);
 		ctx.log(`published the echo bot (${hook.url}) and the approval workflow (POST /webhook/${APPROVAL_PATH})`);
@@ -545,7 +541,7 @@ const lifecycle: Scenario = {
 			await waitFor(`the echo of "${text}"`, async () => botMessages(await emulator.history()).some((message) => message.text === `You said: ${text}`));
 		};
 
-		await activate(main, workflowId);
+		await main.activate(workflowId);
 		const registered = await waitFor('activation to set the webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 120_000 });
 		assert.equal(registered.url, `${cluster.proxy.url}/webhook/${DEMO_TRIGGER.webhookId}/webhook`);
 		assert.ok(registered.secretToken);
@@ -572,7 +568,7 @@ const lifecycle: Scenario = {
 			ctx.log(`restarted ${name}: the webhook is unchanged (${lookups} getWebhookInfo, no setWebhook or deleteWebhook), the echo works`);
 		}
 
-		await deactivate(main, workflowId);
+		await main.deactivate(workflowId);
 		await waitFor('deactivation to remove the webhook', async () => (await emulator.webhook()) === null, { limitMs: 120_000 });
 		assert.equal(await count('deleteWebhook'), 1, 'deactivation deleted the webhook once');
 		assert.equal(await count('setWebhook'), 1, 'nothing set the webhook again');

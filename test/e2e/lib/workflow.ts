@@ -1,0 +1,74 @@
+/**
+ * The nodes the e2e scenarios put into workflows through n8n's REST API, written as n8n saves them:
+ * a production Webhook start, the package's triggers and its "Send Message". Each caller gives ids
+ * and positions, so saved workflows stay as they were.
+ */
+import { DEMO_CREDENTIAL_NAME } from '../../dev/demo';
+import { PACKAGE_NAME } from './install';
+
+export type WorkflowNode = Record<string, unknown>;
+
+interface Placed {
+	id: string;
+	name: string;
+	position: [number, number];
+}
+
+/** The credential reference of a package node. */
+export function serviceBotCredentials(credentialId: string): WorkflowNode {
+	return { serviceBotApi: { id: credentialId, name: DEMO_CREDENTIAL_NAME } };
+}
+
+/** n8n's Webhook node: POST `path`, answered on receipt. */
+export function webhookStart(node: Placed & { webhookId: string; path: string }): WorkflowNode {
+	return {
+		id: node.id,
+		name: node.name,
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2.1,
+		position: node.position,
+		webhookId: node.webhookId,
+		parameters: { httpMethod: 'POST', path: node.path, responseMode: 'onReceived', options: {} },
+	};
+}
+
+/** Service Bot Polling Trigger on messages, the update as it came. */
+export function pollingTrigger(node: Placed & { credentialId: string }): WorkflowNode {
+	return {
+		id: node.id,
+		name: node.name,
+		type: `${PACKAGE_NAME}.serviceBotPollingTrigger`,
+		typeVersion: 1,
+		position: node.position,
+		parameters: { updates: ['message'], options: {} },
+		credentials: serviceBotCredentials(node.credentialId),
+	};
+}
+
+/** Service Bot "Send Message" (version 1) to the chat and with the text given as expressions. */
+export function sendMessage(
+	node: Placed & { credentialId: string; chatId: string; text: string; parameters?: Record<string, unknown> },
+): WorkflowNode {
+	return {
+		id: node.id,
+		name: node.name,
+		type: `${PACKAGE_NAME}.serviceBot`,
+		typeVersion: 1,
+		position: node.position,
+		parameters: {
+			resource: 'message',
+			operation: 'sendMessage',
+			chatId: { __rl: true, mode: 'id', value: node.chatId },
+			text: node.text,
+			...node.parameters,
+			additionalFields: {},
+			options: {},
+		},
+		credentials: serviceBotCredentials(node.credentialId),
+	};
+}
+
+/** Connections of nodes one after another, by name. */
+export function inSequence(...names: string[]): Record<string, unknown> {
+	return Object.fromEntries(names.slice(0, -1).map((name, index) => [name, { main: [[{ node: names[index + 1], type: 'main', index: 0 }]] }]));
+}
