@@ -5,7 +5,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { LIMITS } from '../spec';
-import { byId, jsonOf, pairingOf, run, runOk, useEmulator } from './helpers';
+import { byId, jsonOf, pairingOf, run, runOk, sendFromItems, useEmulator } from './helpers';
 
 const ctx = useEmulator();
 
@@ -27,14 +27,6 @@ function tenChats(): string[] {
 	}
 	return chats;
 }
-
-const sendFromItems = (extra: INodeParameters = {}): INodeParameters => ({
-	resource: 'message',
-	operation: 'sendMessage',
-	chatId: byId('={{ $json.chat }}'),
-	text: '={{ $json.text }}',
-	...extra,
-});
 
 describe('ordered bulk sending', () => {
 	it('300 items over 10 chats, concurrency 8: per-chat order, output order and pairing equal input', async () => {

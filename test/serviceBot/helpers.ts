@@ -63,6 +63,15 @@ export function useEmulator(): Ctx {
 
 /** A chat field (resource locator) in ID mode. */
 export const byId = (value: string): INodeParameterResourceLocator => ({ __rl: true, mode: 'id', value });
+
+/** Send Message with chat and text from each item (`{{ $json.chat }}`, `{{ $json.text }}`), plus `extra`. */
+export const sendFromItems = (extra: INodeParameters = {}): INodeParameters => ({
+	resource: 'message',
+	operation: 'sendMessage',
+	chatId: byId('={{ $json.chat }}'),
+	text: '={{ $json.text }}',
+	...extra,
+});
 /** A chat field in Username mode. */
 export const byUsername = (value: string): INodeParameterResourceLocator => ({ __rl: true, mode: 'username', value });
 

@@ -6,7 +6,7 @@
  */
 import type { IDataObject, INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { byId, jsonOf, pairingOf, run, runOk, seedMessage, shownFor, useEmulator } from './helpers';
+import { byId, jsonOf, pairingOf, run, runOk, seedMessage, sendFromItems, shownFor, useEmulator } from './helpers';
 
 const ctx = useEmulator();
 
@@ -14,14 +14,6 @@ const ctx = useEmulator();
 const MAX_TEXT = 32768;
 
 const bodiesOf = (method: string): IDataObject[] => ctx.emu.callsTo(method).map((call) => call.body as IDataObject);
-
-const sendFromItems = (extra: INodeParameters = {}): INodeParameters => ({
-	resource: 'message',
-	operation: 'sendMessage',
-	chatId: byId('={{ $json.chat }}'),
-	text: '={{ $json.text }}',
-	...extra,
-});
 
 const optionOf = (property: INodeProperties | undefined, value: string): INodePropertyOptions | undefined =>
 	(property?.options as INodePropertyOptions[] | undefined)?.find((option) => option.value === value);

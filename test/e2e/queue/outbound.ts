@@ -14,6 +14,8 @@
 import { Agent, createServer, request } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
+import { readAll } from './proxy';
+
 /** One Bot API call as the proxy of the calling process saw it. */
 export interface ServiceCall {
 	/** The cluster's name of the process that made the call (`main`, `worker-1`, `webhook-2`, …). */
@@ -31,15 +33,6 @@ export interface ServiceCall {
 
 /** The host name the processes use for the service, so that their calls to it take their proxy. */
 export const SERVICE_HOST_THROUGH_PROXY = 'localhost';
-
-function readAll(stream: IncomingMessage): Promise<Buffer> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-		stream.on('end', () => resolve(Buffer.concat(chunks)));
-		stream.on('error', reject);
-	});
-}
 
 function jsonBody(body: Buffer): Record<string, unknown> {
 	try {

@@ -48,7 +48,8 @@ export interface UpstreamCount {
 	requests: number;
 }
 
-function readAll(stream: IncomingMessage): Promise<Buffer> {
+/** The whole body of a request or an answer. */
+export function readAll(stream: IncomingMessage): Promise<Buffer> {
 	return new Promise((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		stream.on('data', (chunk: Buffer) => chunks.push(chunk));
