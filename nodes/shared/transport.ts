@@ -108,6 +108,15 @@ export async function tokenOf(ctx: ServiceBotContext): Promise<string> {
 	return await cached;
 }
 
+/**
+ * Reads the bot token from the credential again at the next call: for a context that lives long (a
+ * poller) and was refused its token, in case the token was changed in the credential meanwhile.
+ */
+export async function rereadToken(ctx: ServiceBotContext): Promise<string> {
+	tokenCache.delete(ctx);
+	return await tokenOf(ctx);
+}
+
 function describeUnknown(value: unknown, token: string): string {
 	let text: string;
 	if (typeof value === 'string') text = value;

@@ -45,12 +45,17 @@ async function setUp(ctx: ScenarioContext) {
 	return { emulator, n8n, ...(await ctx.createDemo(n8n, emulator)) };
 }
 
-/** Runs the approval example, taps Approve as the demo user, and checks the execution's end. */
-async function approveInTheChat(ctx: ScenarioContext, n8n: N8n, emulator: EmulatorProcess, approvalId: string): Promise<void> {
+/** What the chat shows for each decision, as the example workflow asks (spec: the buttons are the node's). */
+const DECISIONS = { true: '✅ Approve', false: '❌ Decline' } as const;
+const ALREADY_ANSWERED = /^This question was already answered/;
+
+/** Runs the approval example until the execution waits; answers its id and the question. */
+async function askForApproval(n8n: N8n, emulator: EmulatorProcess, approvalId: string): Promise<{ executionId: string; question: StoredMessage; buttons: InlineButton[] }> {
+	const asked = (await emulator.history()).length;
 	const executionId = await executeFromEditor(n8n, approvalId);
 	const question = await waitFor(
 		'the question with its buttons',
-		async () => botMessages(await emulator.history()).find((message) => message.text === QUESTION && message.reply_markup !== undefined),
+		async () => botMessages((await emulator.history()).slice(asked)).find((message) => message.text === QUESTION && message.reply_markup !== undefined),
 		{ limitMs: 60_000 },
 	);
 	await waitFor('the execution to wait', async () => ((await execution(n8n, executionId)).status === 'waiting' ? true : undefined));
@@ -59,33 +64,91 @@ async function approveInTheChat(ctx: ScenarioContext, n8n: N8n, emulator: Emulat
 		buttons.map((button) => button.text),
 		['✅ Approve', '❌ Decline', '🌐 Answer in the browser'],
 	);
-	const approve = buttons[0];
-	assert.match(String(approve.callback_data), new RegExp(`^w1:${executionId}:0:`), 'the Approve button names the waiting execution');
-	assert.ok(Buffer.byteLength(String(approve.callback_data), 'utf8') <= 64, 'callback data within the spec\'s 64 bytes');
-	ctx.log(`execution ${executionId} waits; the question has ${buttons.map((button) => button.text).join(' / ')}`);
+	// Answer data v2: `w2:<execution id in base 36>:<choice>:<key>`, at most 64 bytes (the spec's limit).
+	assert.match(String(buttons[0].callback_data), new RegExp(`^w2:${Number(executionId).toString(36)}:0:`), 'the Approve button names the waiting execution');
+	assert.ok(Buffer.byteLength(String(buttons[0].callback_data), 'utf8') <= 64, "callback data within the spec's 64 bytes");
+	return { executionId, question, buttons };
+}
 
-	await emulator.userClicks(question.message_id, String(approve.callback_data));
-	const decision = await waitFor(
-		'the follow-up message with the decision',
-		async () => botMessages(await emulator.history()).find((message) => message.text?.startsWith('approved: ')),
-		{ limitMs: 60_000 },
-	);
-	assert.equal(decision.text, 'approved: true (Demo)');
+async function finishedExecution(n8n: N8n, executionId: string): Promise<Json> {
 	const finished = await waitFor('the execution to finish', async () => {
 		const data = await execution(n8n, executionId);
 		return data.finished === true || ['success', 'error', 'crashed'].includes(data.status) ? data : undefined;
 	});
 	assert.equal(finished.status, 'success', `the execution ends in success: ${JSON.stringify(finished).slice(0, 500)}`);
+	return finished;
+}
+
+/** The follow-up message of the example workflow (`approved: <bool> (<name>)`) sent after `after` messages. */
+async function decisionMessage(emulator: EmulatorProcess, after: number): Promise<StoredMessage> {
+	return await waitFor(
+		'the follow-up message with the decision',
+		async () => botMessages((await emulator.history()).slice(after)).find((message) => message.text?.startsWith('approved: ')),
+		{ limitMs: 60_000 },
+	);
+}
+
+/**
+ * The approval example, tapped ✅ Approve and ❌ Decline at the same moment (both clicks are queued
+ * before either is delivered): one answer resumes the execution, and the question, the follow-up and
+ * both taps' notices agree with the one the workflow got.
+ */
+async function doubleTapInTheChat(ctx: ScenarioContext, n8n: N8n, emulator: EmulatorProcess, approvalId: string): Promise<void> {
+	const { executionId, question, buttons } = await askForApproval(n8n, emulator, approvalId);
+	const sent = (await emulator.history()).length;
+	ctx.log(`execution ${executionId} waits; the question has ${buttons.map((button) => button.text).join(' / ')}`);
+
+	const [approve, decline] = await Promise.all([
+		emulator.userClicks(question.message_id, String(buttons[0].callback_data)),
+		emulator.userClicks(question.message_id, String(buttons[1].callback_data)),
+	]);
+	const decision = await decisionMessage(emulator, sent);
+	await finishedExecution(n8n, executionId);
+	const approved = decision.text === 'approved: true (Demo)';
+	assert.ok(approved || decision.text === 'approved: false (Demo)', `the follow-up says the decision: ${String(decision.text)}`);
+	const won = approved ? approve : decline;
+	const lost = approved ? decline : approve;
+
+	await emulator.idle();
+	const tapOf = (update: Record<string, unknown>) => String((update.callback_query as { id: string }).id);
+	const notices = await waitFor('both taps to be answered', async () => {
+		const answers = await emulator.callbackAnswers();
+		const of = (update: Record<string, unknown>) => answers.filter((answer) => answer.callback_query_id === tapOf(update)).map((answer) => String(answer.text));
+		return of(won).length > 0 && of(lost).length > 0 ? { won: of(won), lost: of(lost) } : undefined;
+	});
+	const chosen = DECISIONS[approved ? 'true' : 'false'];
+	assert.deepEqual(notices.won, [chosen], 'the tap that counted is told its answer');
+	assert.equal(notices.lost.length, 1, `the other tap is answered once: ${JSON.stringify(notices.lost)}`);
+	assert.match(notices.lost[0], ALREADY_ANSWERED, 'the other tap is told the question was already answered');
+	assert.ok(!notices.lost[0].includes(DECISIONS[approved ? 'false' : 'true']), `the other tap is not told its own answer counted: ${notices.lost[0]}`);
 	const answered = (await emulator.history()).find((message) => message.message_id === question.message_id);
-	assert.equal(answered?.text, `${QUESTION}\n\n✅ Approve — Demo`, 'the question shows the answer');
+	assert.equal(answered?.text, `${QUESTION}\n\n${chosen} — Demo`, 'the question shows the answer the workflow got');
 	assert.equal(answered?.reply_markup, undefined, 'the question lost its buttons');
-	const callbackAnswers = await emulator.callbackAnswers();
-	assert.equal(callbackAnswers.at(-1)?.text, '✅ Approve', 'the tap was answered (the spinner stops) with the decision');
-	ctx.log(`tapped Approve → "${decision.text}"; execution ${executionId}: ${finished.status}; the tap answered "${String(callbackAnswers.at(-1)?.text)}"`);
+	const edits = (await emulator.calls('editMessageText')).filter((call) => call.body.message_id === question.message_id);
+	assert.equal(edits.length, 1, 'the question is edited once');
+	const bot = botMessages((await emulator.history()).slice(sent)).filter((message) => message.text?.startsWith('approved: '));
+	assert.equal(bot.length, 1, 'one follow-up: the execution resumed once');
+	ctx.log(`tapped Approve and Decline at once → "${String(decision.text)}"; notices: "${notices.won[0]}" / "${notices.lost[0]}"; question edited ${edits.length}×`);
+}
+
+/**
+ * The approval example answered by a tap whose click carries only `message_id` and `chat.id` (what
+ * Telegram sends for a message older than 48 hours: `date: 0`, no content): it resumes the execution.
+ */
+async function tapOnOldMessage(ctx: ScenarioContext, n8n: N8n, emulator: EmulatorProcess, approvalId: string): Promise<void> {
+	const { executionId, question, buttons } = await askForApproval(n8n, emulator, approvalId);
+	const sent = (await emulator.history()).length;
+	const click = await emulator.userClicks(question.message_id, String(buttons[1].callback_data), { oldMessage: true });
+	const message = (click.callback_query as { message: Record<string, unknown> }).message;
+	assert.deepEqual(Object.keys(message).sort(), ['chat', 'date', 'message_id'], 'the click carries only message_id, chat and date 0');
+	const decision = await decisionMessage(emulator, sent);
+	assert.equal(decision.text, 'approved: false (Demo)');
+	await finishedExecution(n8n, executionId);
+	ctx.log(`a tap on an "old" question (click without the message's content) resumed execution ${executionId}: "${String(decision.text)}"`);
 }
 
 const approvalWithWebhookTrigger: Scenario = {
-	name: 'send and wait: approval tapped in the chat resumes the execution through the published webhook trigger; the human-review tool is listed',
+	name: 'send and wait through the published webhook trigger: Approve and Decline tapped at once resume the execution once and the chat agrees with it; a tap on an old message resumes; the human-review tool is listed',
 	async run(ctx) {
 		const { emulator, n8n, workflowIds } = await setUp(ctx);
 		const nodes = (await n8n.request('GET', '/types/nodes.json')) as Json[];
@@ -96,14 +159,15 @@ const approvalWithWebhookTrigger: Scenario = {
 		await n8n.activate(workflowIds.demoBot);
 		await waitFor('the echo bot to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
 		ctx.log(`published the echo bot (webhook trigger, ${WORKFLOWS.demoBot.file})`);
-		await approveInTheChat(ctx, n8n, emulator, workflowIds.approval);
+		await doubleTapInTheChat(ctx, n8n, emulator, workflowIds.approval);
+		await tapOnOldMessage(ctx, n8n, emulator, workflowIds.approval);
 		const echoRuns = await n8n.executions(workflowIds.demoBot);
 		assert.equal(echoRuns.length, 0, 'the tap did not start the echo bot');
 	},
 };
 
 const approvalWithPollingTrigger: Scenario = {
-	name: 'send and wait: approval tapped in the chat resumes the execution through a published polling trigger',
+	name: 'send and wait through a published polling trigger: Approve and Decline tapped at once resume the execution once and the chat agrees with it; a tap on an old message resumes',
 	async run(ctx) {
 		const { emulator, n8n, workflowIds, credentialId } = await setUp(ctx);
 		const poller = await n8n.request('POST', '/rest/workflows', {
@@ -120,7 +184,8 @@ const approvalWithPollingTrigger: Scenario = {
 		const allowed = (await emulator.calls('getUpdates')).at(-1)?.body.allowed_updates;
 		assert.deepEqual(allowed, ['message', 'callback_query'], 'Trigger On has only messages, yet the poller asks for clicks (answers)');
 		ctx.log('published a polling trigger on messages only; it asks the service for messages and clicks');
-		await approveInTheChat(ctx, n8n, emulator, workflowIds.approval);
+		await doubleTapInTheChat(ctx, n8n, emulator, workflowIds.approval);
+		await tapOnOldMessage(ctx, n8n, emulator, workflowIds.approval);
 		assert.equal((await n8n.executions(String(poller.id))).length, 0, 'the tap did not start the polling workflow');
 	},
 };

@@ -2,7 +2,7 @@
  * Starts the emulator with the deterministic demo data and prints ONE JSON line to stdout:
  *   {"baseUrl":"http://127.0.0.1:PORT","token":"...","demo":{...}}
  * Usage: npx ts-node --transpile-only --project test/tsconfig.json test/emulator/cli.ts [--port N] [--allow-local-webhooks]
- *        [--webhook-retry-base-ms N] [--webhook-timeout-ms N]
+ *        [--webhook-retry-base-ms N] [--webhook-timeout-ms N] [--old-messages]
  * SIGINT / SIGTERM close it. Logs (if any) go to stderr.
  */
 import { startEmulator } from './server';
@@ -32,9 +32,12 @@ function parseArgs(argv: string[]): EmulatorOptions {
 			case '--webhook-timeout-ms':
 				opts.webhookTimeoutMs = value();
 				break;
+			case '--old-messages':
+				opts.oldMessages = true;
+				break;
 			case '--help':
 			case '-h':
-				process.stderr.write('usage: cli.ts [--port N] [--allow-local-webhooks] [--webhook-retry-base-ms N] [--webhook-timeout-ms N]\n');
+				process.stderr.write('usage: cli.ts [--port N] [--allow-local-webhooks] [--webhook-retry-base-ms N] [--webhook-timeout-ms N] [--old-messages]\n');
 				process.exit(0);
 				break;
 			default:

@@ -41,6 +41,15 @@ describe('injectFault', () => {
 		expect(emu.history(d.privateChatId)).toHaveLength(1);
 	});
 
+	it("'result' answers {ok: true, result} with the given result without executing the method", async () => {
+		emu.injectFault({ kind: 'result', method: 'getUpdates', result: [{ no: 'update_id' }] });
+		const r = await call(emu, 'getUpdates', {});
+		expect(r).toEqual({ status: 200, body: { ok: true, result: [{ no: 'update_id' }] } });
+		await emu.userSends({ chatId: d.privateChatId, userId: d.userId, text: 'kept' });
+		const after = await call(emu, 'getUpdates', {});
+		expect((after.body.result as Array<{ message?: { text?: string } }>).map((update) => update.message?.text)).toEqual(['kept']);
+	});
+
 	it("'delay' waits and then answers normally", async () => {
 		emu.injectFault({ kind: 'delay', delayMs: 300 });
 		const t0 = Date.now();

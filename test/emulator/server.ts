@@ -26,6 +26,11 @@ export interface EmulatorOptions {
 	longPollMaxMs?: number;
 	/** host to bind, default 127.0.0.1 */
 	host?: string;
+	/**
+	 * default false; when true every click carries only {message_id, date: 0, chat: {id, type}}, as
+	 * Telegram gives a click on a message older than 48 hours (per click: `userClicks({ oldMessage: true })`)
+	 */
+	oldMessages?: boolean;
 }
 
 export interface RecordedCall {
@@ -41,7 +46,7 @@ export interface RecordedCall {
 	at: number;
 }
 
-export type FaultKind = 'status' | 'delay' | 'hang' | 'drop' | 'reset' | 'malformed' | 'html';
+export type FaultKind = 'status' | 'delay' | 'hang' | 'drop' | 'reset' | 'malformed' | 'html' | 'result';
 
 export interface FaultSpec {
 	kind: FaultKind;
@@ -57,6 +62,8 @@ export interface FaultSpec {
 	description?: string;
 	/** 'delay': wait before answering normally, default 1000 */
 	delayMs?: number;
+	/** 'result': answer `{ok: true, result}` with this result instead (a service sending what it should not) */
+	result?: unknown;
 	/**
 	 * Extension: for 'status', 'drop', 'reset', 'malformed' and 'html', also execute the method (side effects
 	 * happen, e.g. the message is sent) before the broken answer. Default false: the method is not executed.
@@ -98,7 +105,9 @@ export interface Emulator {
 	/** extension: sets (or adds) a member's status */
 	setMember(opts: { chatId: string; userId: string; status: MemberStatus }): void;
 	userSends(opts: { chatId: string; userId: string; text: string; botToken?: string; replyToMessageId?: number }): Promise<Update>;
-	userClicks(opts: { chatId: string; userId: string; messageId: number; data: string; botToken?: string }): Promise<Update>;
+	userClicks(opts: { chatId: string; userId: string; messageId: number; data: string; botToken?: string; oldMessage?: boolean }): Promise<Update>;
+	/** extension: the bot gets a new token (as after a leak); the old one is refused from now on, webhook and chats stay */
+	changeToken(token: string, newToken: string): void;
 	history(chatId: string): StoredMessage[];
 	webhookOf(token?: string): WebhookView | null;
 	/** extension: undelivered updates of a bot (default demo bot) */
@@ -187,6 +196,7 @@ class EmulatorImpl implements Emulator {
 	constructor(private readonly options: EmulatorOptions) {
 		for (const name of Object.keys(this.handlers)) this.methodNames.set(name.toLowerCase(), name);
 		this.pusher = new WebhookPusher(this.world, options.webhookRetryBaseMs ?? 500, options.webhookMaxAttempts ?? 5, options.webhookTimeoutMs ?? 10_000);
+		this.world.oldMessages = options.oldMessages === true;
 		this.world.onQueued = (bot) => {
 			if (bot.webhook) this.pusher.kick(bot);
 			else bot.poller?.wake('update');
@@ -287,6 +297,10 @@ class EmulatorImpl implements Emulator {
 			return;
 		}
 		if (fault && fault.kind === 'delay') await sleep(fault.delayMs ?? 1000);
+		if (fault?.kind === 'result') {
+			answer(200, { ok: true, result: fault.result });
+			return;
+		}
 		const broken = fault && fault.kind !== 'delay' ? fault : undefined;
 
 		let status: number;
@@ -456,6 +470,10 @@ class EmulatorImpl implements Emulator {
 				case 'POST /messages':
 					out = await this.userSends(body as unknown as Parameters<Emulator['userSends']>[0]);
 					break;
+				case 'POST /bots/token':
+					this.changeToken(str('token') ?? '', str('newToken') ?? '');
+					out = { ok: true };
+					break;
 				case 'POST /clicks':
 					out = await this.userClicks(body as unknown as Parameters<Emulator['userClicks']>[0]);
 					break;
@@ -541,6 +559,10 @@ class EmulatorImpl implements Emulator {
 		return this.world.userSends(opts);
 	}
 
+	changeToken(token: string, newToken: string): void {
+		this.world.changeToken(token, newToken);
+	}
+
 	async userClicks(opts: Parameters<Emulator['userClicks']>[0]): Promise<Update> {
 		return this.world.userClicks(opts);
 	}
@@ -585,7 +607,7 @@ class EmulatorImpl implements Emulator {
 	}
 
 	injectFault(f: FaultSpec): void {
-		const kinds: FaultKind[] = ['status', 'delay', 'hang', 'drop', 'reset', 'malformed', 'html'];
+		const kinds: FaultKind[] = ['status', 'delay', 'hang', 'drop', 'reset', 'malformed', 'html', 'result'];
 		if (!isRecord(f) || !kinds.includes(f.kind)) throw new ControlError(`fault kind must be one of ${kinds.join(', ')}`);
 		const count = f.count ?? 1;
 		if (!Number.isInteger(count) || count < 1) throw new ControlError('count must be a positive integer');

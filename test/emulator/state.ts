@@ -477,8 +477,27 @@ export class World {
 		return this.primary(updates, opts.botToken);
 	}
 
+	/**
+	 * Whether clicks carry only what Telegram gives for a message older than 48 hours (an
+	 * "inaccessible message": its chat, its message_id and date 0), as the spec allows: it promises
+	 * only `message_id` and `chat.id` on a click's message.
+	 */
+	oldMessages = false;
+
+	/** A new token for a bot (as after a leak): the old token is refused from now on; webhook, queue and chats stay. */
+	changeToken(token: string, newToken: string): void {
+		const bot = this.bots.get(token);
+		if (!bot) throw new ControlError('unknown bot token', 404);
+		if (typeof newToken !== 'string' || newToken.length === 0 || newToken.includes('/')) throw new ControlError('newToken must be a non-empty string without "/"');
+		if (this.bots.has(newToken)) throw new ControlError('a bot with this token exists already');
+		this.bots.delete(token);
+		bot.token = newToken;
+		this.bots.set(newToken, bot);
+		if (this.demo.token === token) this.demo.token = newToken;
+	}
+
 	/** A click on an inline button with callback_data. */
-	userClicks(opts: { chatId: string; userId: string; messageId: number; data: string; botToken?: string }): Update {
+	userClicks(opts: { chatId: string; userId: string; messageId: number; data: string; botToken?: string; oldMessage?: boolean }): Update {
 		const chat = this.resolveChat(opts.chatId);
 		if (!chat) throw new ControlError(`unknown chat ${opts.chatId}`, 404);
 		const user = this.users.get(opts.userId);
@@ -505,7 +524,10 @@ export class World {
 			callback_query: {
 				id,
 				from: clone(user),
-				message: this.toMessage(chat, rec),
+				message:
+					opts.oldMessage === true || this.oldMessages
+						? { message_id: rec.messageId, date: 0, chat: { id: chat.id, type: chat.type } }
+						: this.toMessage(chat, rec),
 				chat_instance: deterministicUuid(`chat-instance:${chat.id}:${bot.id}`),
 				data: opts.data,
 			},

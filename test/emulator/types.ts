@@ -114,10 +114,17 @@ export interface Message {
 	edit_date?: number;
 }
 
+/** Telegram's stand-in for a message a click comes from when its content is no longer given (date 0). */
+export interface InaccessibleMessage {
+	message_id: number;
+	date: 0;
+	chat: { id: string; type: string };
+}
+
 export interface CallbackQuery {
 	id: string;
 	from: User;
-	message: Message;
+	message: Message | InaccessibleMessage;
 	chat_instance: string;
 	data: string;
 }

@@ -80,6 +80,8 @@ export interface ExecuteNodeOptions {
 	credential?: { typeName: string; helper: ICredentialsHelper };
 	/** n8n's webhook base (N8N_WEBHOOK_URL): resume URLs of waiting executions start with it. */
 	webhookBaseUrl?: string;
+	/** The node's output goes back to its input: a workflow that runs the node again (asks again). */
+	loop?: boolean;
 }
 
 export interface ExecuteNodeResult {
@@ -130,6 +132,7 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 	};
 	const connections: IConnections = {
 		[START_NODE_NAME]: { main: [[{ node: nodeName, type: NodeConnectionTypes.Main, index: 0 }]] },
+		...(options.loop ? { [nodeName]: { main: [[{ node: nodeName, type: NodeConnectionTypes.Main, index: 0 }]] } } : {}),
 	};
 	const workflowData: IWorkflowBase = {
 		id: 'harness-workflow',
@@ -166,8 +169,9 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 }
 
 /** What the node under test did in a run: its outputs and its error. */
-export function resultOf(run: IRun, node: INode): ExecuteNodeResult {
-	const task = run.data.resultData.runData[node.name]?.[0];
+export function resultOf(run: IRun, node: INode, which: 'first' | 'last' = 'first'): ExecuteNodeResult {
+	const tasks = run.data.resultData.runData[node.name];
+	const task = which === 'first' ? tasks?.[0] : tasks?.[tasks.length - 1];
 	return {
 		output: task?.data?.main?.[0] ?? [],
 		errorOutput: node.onError === 'continueErrorOutput' ? (task?.data?.main?.[1] ?? []) : [],

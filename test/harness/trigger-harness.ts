@@ -55,6 +55,7 @@ import { createAdditionalData } from './additional-data';
 import type { TestCredentials } from './credentials-helper';
 import { TEST_CREDENTIAL_REF } from './execute-node';
 import { latestVersion, TestNodeTypes } from './node-types';
+import type { WaitingRouter } from './waiting';
 
 export type HookMode = 'trigger' | 'manual';
 
@@ -515,11 +516,12 @@ export async function freePort(): Promise<number> {
 /**
  * A real HTTP server on 127.0.0.1 that routes `POST <path of harness.webhookUrl>` (and the test URL)
  * to `harness.receive()`, so the emulator can push updates to it. Other paths answer 404 as n8n does
- * for an unknown webhook. It listens on the port of `harness.webhookUrl` when that is a loopback URL
+ * for an unknown webhook, but resume URLs (`/webhook-waiting/…`) when `waiting` is given: n8n serves
+ * both on one port. It listens on the port of `harness.webhookUrl` when that is a loopback URL
  * with an explicit port (create the harness with `webhookBaseUrl: http://127.0.0.1:${await freePort()}/`),
  * otherwise on a free port (then only `url` + path reaches it).
  */
-export async function startWebhookServer(harness: TriggerHarness): Promise<WebhookServer> {
+export async function startWebhookServer(harness: TriggerHarness, options: { waiting?: WaitingRouter } = {}): Promise<WebhookServer> {
 	const productionPath = new URL(harness.webhookUrl).pathname;
 	const testPath = new URL(harness.testWebhookUrl).pathname;
 	const executions: INodeExecutionData[][][] = [];
@@ -530,6 +532,11 @@ export async function startWebhookServer(harness: TriggerHarness): Promise<Webho
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
 			const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
+			// The same n8n serves the resume URLs of waiting executions.
+			if (options.waiting && path.includes('/webhook-waiting/')) {
+				options.waiting.handle(req, Buffer.concat(chunks), res);
+				return;
+			}
 			const mode: HookMode | undefined =
 				path === productionPath ? 'trigger' : path === testPath ? 'manual' : undefined;
 			const reply = (status: number, body: unknown) => {

@@ -1,20 +1,35 @@
 /**
- * Waiting executions (Send and Wait for Response), run the way n8n 2.41 runs them (its
- * packages/cli/src/webhooks/waiting-webhooks.ts and wait-tracker.ts, read for behaviour):
+ * Waiting executions (Send and Wait for Response), run the way n8n 2.41.1 runs them (its
+ * packages/cli/src/webhooks/waiting-webhooks.ts, webhook-helpers.ts and active-executions.ts, read for
+ * behaviour):
  * - an execution whose node put it to wait keeps its run data; nothing of the node stays in memory;
- * - an answer arrives at the resume URL `<base>webhook-waiting/<executionId>/<nodeId>?…&signature=…`:
- *   n8n checks the signature (the instance's HMAC over the URL) before the node's `webhook()` runs,
- *   in a WebhookContext on the stored run data; what `webhook()` returns becomes the node's output and
- *   the execution goes on; when it returns no workflow data the execution keeps waiting;
+ * - a request arrives at `<base>webhook-waiting/<executionId>/<suffix>`. When the suffix is the id of a
+ *   node whose operation is `sendAndWait`, n8n checks the URL's `signature` (the instance's HMAC over
+ *   the URL); for any other suffix it compares `signature` with the execution's resume token. Then: an
+ *   execution that is running gets 409; one that has finished gets n8n's "no action required" page
+ *   (send-and-wait suffix) or 409; a suffix without a matching restart webhook gets 404;
+ * - otherwise the node's `webhook()` runs, in a WebhookContext on the stored run data, for every
+ *   request that got this far: two answers arriving together both reach it;
+ * - what `webhook()` returns: a response it wrote itself is sent; without workflow data its
+ *   `webhookResponse` is sent and the execution keeps waiting; with workflow data n8n marks the
+ *   execution running only if it still waits (a conditional update: exactly one request wins), then
+ *   sends `webhookResponse` as JSON, and the execution goes on afterwards, its node's output being that
+ *   workflow data. A request that loses gets 500 ("There was a problem executing the workflow");
  * - a wait that runs out goes on with the node disabled, passing its stored input on;
- * - an answer to an execution that went on (answered, or its wait ran out) gets n8n's "no action
- *   required" page with status 200, as n8n answers a finished send-and-wait execution; an unknown
- *   execution gets 404.
+ * - an execution that goes on may wait again (a loop that asks again): it then waits on the new question.
  * `serveWaiting()` puts the resume URLs on a real HTTP server, so a trigger can resume over HTTP.
  */
 // n8n-core keeps its own copy of @n8n/di: the container its InstanceSettings (the signing secret) live in.
 import { Container } from 'n8n-core/node_modules/@n8n/di';
-import { InstanceSettings, validateUrlSignature, WAITING_TOKEN_QUERY_PARAM, WebhookContext, WorkflowExecute } from 'n8n-core';
+import {
+	generateUrlSignature,
+	InstanceSettings,
+	prepareUrlForSigning,
+	validateUrlSignature,
+	WAITING_TOKEN_QUERY_PARAM,
+	WebhookContext,
+	WorkflowExecute,
+} from 'n8n-core';
 import type {
 	IHttpRequestMethods,
 	INodeType,
@@ -23,7 +38,8 @@ import type {
 	IWebhookDescription,
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
-import http from 'node:http';
+import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { ExecuteNodeOptions, ExecuteNodeResult, PreparedExecution } from './execute-node';
@@ -42,18 +58,26 @@ export interface AnswerRequest {
 export interface AnswerReceipt {
 	status: number;
 	contentType?: string;
+	/** What the client received: a JSON reply parsed, a page as text. */
 	body: unknown;
-	/** The execution's result when the answer resumed it. */
-	resumed?: ExecuteNodeResult;
+	/** When this request resumed the execution: its result once it has gone on (n8n answers before that). */
+	resumed?: Promise<ExecuteNodeResult>;
 }
+
+export type WaitingState = 'waiting' | 'running' | 'finished';
 
 export interface WaitingExecution {
 	readonly executionId: string;
-	/** The run up to the wait (status 'waiting', `waitTill` set). */
+	/** The run up to the first wait (status 'waiting', `waitTill` set). */
 	readonly firstRun: IRun;
-	/** The result once the execution went on, by an answer or by the timeout. */
+	readonly state: WaitingState;
+	/** The result once the execution went on, by an answer or by the timeout (its latest run). */
 	readonly finished?: ExecuteNodeResult;
+	/** The execution's resume token (what `$execution.resumeUrl` carries). */
+	readonly resumeToken: string;
 	answer(request: AnswerRequest): Promise<AnswerReceipt>;
+	/** Resolves once the execution is not running (waiting again, or finished). */
+	settled(): Promise<void>;
 	/** The wait runs out now (n8n's WaitTracker at `waitTill`). */
 	timeOut(): Promise<ExecuteNodeResult>;
 }
@@ -61,11 +85,19 @@ export interface WaitingExecution {
 /** n8n's page (view `send-and-wait-no-action-required`) for an answer that comes too late. */
 export const NO_ACTION_REQUIRED_PAGE = '<!DOCTYPE html><html><body><p>No action required</p></body></html>';
 
+/** n8n's reply to a request whose resume lost to another one (ExecutionAlreadyResumingError, reported as a 500). */
+export const RESUME_LOST = { code: 0, message: 'There was a problem executing the workflow' };
+
 function parseBody(raw: string, contentType: string): unknown {
 	if (raw === '') return {};
 	if (contentType.includes('application/json')) return JSON.parse(raw) as unknown;
-	if (contentType.includes('application/x-www-form-urlencoded')) return Object.fromEntries(new URLSearchParams(raw));
+	if (contentType.includes('application/x-www-form-urlencoded') || contentType.includes('text/plain')) return Object.fromEntries(new URLSearchParams(raw));
 	return {};
+}
+
+/** What a client reads of a body as n8n sends it: JSON serialized (and parsed back), text as it is. */
+function received(body: unknown): unknown {
+	return typeof body === 'string' || body === undefined ? body : (JSON.parse(JSON.stringify(body)) as unknown);
 }
 
 /** Runs the node under test until it waits; fails when it does not wait. */
@@ -78,25 +110,38 @@ export async function runUntilWait(options: ExecuteNodeOptions): Promise<Waiting
 	}
 	const { workflow, additionalData, node } = prepared;
 	const executionId = String(additionalData.executionId);
+	const resumeToken = firstRun.data.resumeToken ?? '';
+	let run: IRun = firstRun;
+	let state: WaitingState = 'waiting';
 	let finished: ExecuteNodeResult | undefined;
+	let going: Promise<ExecuteNodeResult> | undefined;
 
 	/** The execution goes on from the stored run data, as n8n runs a resumed execution. */
 	const goOn = async (): Promise<ExecuteNodeResult> => {
-		const run = await new WorkflowExecute(additionalData, 'manual', firstRun.data).processRunExecutionData(workflow);
-		finished = resultOf(run, node);
-		return finished;
+		state = 'running';
+		run = await new WorkflowExecute(additionalData, 'manual', run.data).processRunExecutionData(workflow);
+		// The node's latest run: a node that asks again has one run per question.
+		const result = resultOf(run, node, 'last');
+		if (run.status === 'waiting' && run.data.waitTill) {
+			state = 'waiting';
+		} else {
+			state = 'finished';
+			finished = result;
+		}
+		return result;
 	};
 
-	const webhookData = (method: IHttpRequestMethods, data: IWorkflowExecuteAdditionalData): IWebhookData => {
+	const webhookData = (method: IHttpRequestMethods, path: string, data: IWorkflowExecuteAdditionalData): IWebhookData | undefined => {
 		const description = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion).description;
-		const webhookDescription = description.webhooks?.find(
-			(webhook: IWebhookDescription) => webhook.restartWebhook === true && webhook.httpMethod === method,
-		);
-		if (!webhookDescription) throw new Error(`no waiting webhook for ${method}`);
+		const webhookDescription = description.webhooks?.find((webhook: IWebhookDescription) => {
+			const webhookPath = webhook.path === '={{ $nodeId }}' ? node.id : webhook.path;
+			return webhook.restartWebhook === true && webhook.httpMethod === method && webhookPath === path;
+		});
+		if (!webhookDescription) return undefined;
 		return {
 			httpMethod: method,
 			node: node.name,
-			path: node.id,
+			path,
 			webhookDescription,
 			workflowId: String(workflow.id),
 			workflowExecuteAdditionalData: data,
@@ -104,19 +149,35 @@ export async function runUntilWait(options: ExecuteNodeOptions): Promise<Waiting
 		};
 	};
 
+	const isSendAndWait = (suffix: string) => suffix === node.id && node.parameters.operation === SEND_AND_WAIT_OPERATION;
+
 	const execution: WaitingExecution = {
 		executionId,
 		firstRun,
+		resumeToken,
+		get state() {
+			return state;
+		},
 		get finished() {
 			return finished;
 		},
 		async answer(request) {
 			const url = new URL(request.url);
+			const [, , id = '', suffix = ''] = url.pathname.replace(/^\/+/, '/').split('/').slice(-4);
 			const signature = url.searchParams.get(WAITING_TOKEN_QUERY_PARAM) ?? '';
-			const secret = Container.get(InstanceSettings).hmacSignatureSecret;
-			if (signature === '' || !validateUrlSignature(signature, url, secret)) return { status: 401, body: { error: 'Invalid token' } };
-			if (!url.pathname.endsWith(`/${executionId}/${encodeURIComponent(node.id)}`)) return { status: 404, body: { error: 'Not found' } };
-			if (finished) return { status: 200, contentType: 'text/html; charset=utf-8', body: NO_ACTION_REQUIRED_PAGE };
+			if (id !== executionId) return { status: 404, body: { code: 404, message: `The execution "${id}" does not exist.` } };
+			if (isSendAndWait(suffix)) {
+				const secret = Container.get(InstanceSettings).hmacSignatureSecret;
+				if (signature === '' || !validateUrlSignature(signature, url, secret)) return { status: 401, body: { error: 'Invalid token' } };
+			} else if (signature !== resumeToken) {
+				return { status: 401, body: { error: 'Invalid token' } };
+			}
+			if (state === 'running') return { status: 409, body: { code: 409, message: `The execution "${executionId}" is running already.` } };
+			if (state === 'finished') {
+				return isSendAndWait(suffix)
+					? { status: 200, contentType: 'text/html; charset=utf-8', body: NO_ACTION_REQUIRED_PAGE }
+					: { status: 409, body: { code: 409, message: `The execution "${executionId} has finished already.` } };
+			}
 
 			const headers: Record<string, string> = {};
 			for (const [name, value] of Object.entries(request.headers ?? {})) headers[name.toLowerCase()] = value;
@@ -134,85 +195,144 @@ export async function runUntilWait(options: ExecuteNodeOptions): Promise<Waiting
 				contentType: contentType.split(';')[0].trim(),
 			};
 			const res = new FakeResponse();
-			additionalData.httpRequest = req as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
-			additionalData.httpResponse = res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
+			// Each request gets its own additional data, as n8n builds it per request.
+			const data: IWorkflowExecuteAdditionalData = {
+				...additionalData,
+				httpRequest: req as unknown as IWorkflowExecuteAdditionalData['httpRequest'],
+				httpResponse: res as unknown as IWorkflowExecuteAdditionalData['httpResponse'],
+			};
+			const webhook = webhookData(request.method, suffix, data);
+			if (!webhook) {
+				return isSendAndWait(suffix)
+					? { status: 200, contentType: 'text/html; charset=utf-8', body: NO_ACTION_REQUIRED_PAGE }
+					: { status: 404, body: { code: 404, message: 'The workflow does not contain a waiting webhook with a matching path/method.' } };
+			}
 			const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion) as INodeType;
-			const context = new WebhookContext(
-				workflow,
-				workflow.getNode(node.name)!,
-				additionalData,
-				'manual',
-				webhookData(request.method, additionalData),
-				[],
-				firstRun.data,
-			);
+			const context = new WebhookContext(workflow, workflow.getNode(node.name)!, data, 'manual', webhook, [], run.data);
 			const result = await nodeType.webhook!.call(context);
-			const receipt: AnswerReceipt = { status: res.statusCode, contentType: res.getHeader('content-type'), body: res.body };
-			if (result.workflowData === undefined) return receipt;
+			if (result.noWebhookResponse === true || res.headersSent) {
+				return { status: res.statusCode, contentType: res.getHeader('content-type'), body: received(res.body) };
+			}
+			if (result.workflowData === undefined) {
+				return { status: 200, body: received(result.webhookResponse ?? { message: 'Webhook call received' }) };
+			}
+			// n8n's conditional update: only a request that still finds the execution waiting resumes it.
+			if (state !== 'waiting') return { status: 500, body: RESUME_LOST };
+			state = 'running';
 			// n8n: the waiting run of the node is dropped, and its stack entry gets the webhook's data and passes it on.
-			firstRun.data.resultData.runData[node.name]?.pop();
-			const entry = firstRun.data.executionData!.nodeExecutionStack[0];
+			run.data.resultData.runData[node.name]?.pop();
+			const entry = run.data.executionData!.nodeExecutionStack[0];
 			entry.data.main = result.workflowData;
-			entry.node.disabled = true;
+			// n8n loads the stored execution, so the stack's node is a copy: the workflow's node stays enabled.
+			entry.node = { ...entry.node, disabled: true };
 			entry.metadata = { ...entry.metadata, forwardAllOutputs: true };
-			firstRun.data.waitTill = undefined;
-			return { ...receipt, resumed: await goOn() };
+			run.data.waitTill = undefined;
+			// The reply is sent now; the execution goes on after it.
+			const body = received(result.webhookResponse ?? { message: 'Workflow was started' });
+			going = Promise.resolve().then(goOn);
+			return { status: 200, body, resumed: going };
+		},
+		async settled() {
+			while (state === 'running') await (going ?? Promise.resolve());
 		},
 		async timeOut() {
-			if (finished) throw new Error('the execution has finished already');
+			if (state !== 'waiting') throw new Error(`the execution is ${state}`);
 			return await goOn();
 		},
 	};
 	return execution;
 }
 
-export interface WaitingServer {
+/** A resume URL of the execution's node with `parameters`, signed as n8n signs them (getSignedResumeUrl). */
+export function signedResumeUrl(execution: WaitingExecution, parameters: Record<string, string>, base = 'http://localhost:5678/'): string {
+	const url = new URL(`${base}webhook-waiting/${execution.executionId}/node-under-test`);
+	for (const [key, value] of Object.entries(parameters)) url.searchParams.set(key, value);
+	url.searchParams.set(WAITING_TOKEN_QUERY_PARAM, generateUrlSignature(prepareUrlForSigning(url), Container.get(InstanceSettings).hmacSignatureSecret));
+	return url.toString();
+}
+
+/** Routes requests for `/webhook-waiting/<executionId>/…` to the executions it was given, as n8n serves them. */
+export interface WaitingRouter {
+	add(execution: WaitingExecution): void;
+	/** Every answer that reached an execution, in order. */
+	receipts: AnswerReceipt[];
+	/** Requests arriving from now on wait (as on a busy n8n) until the returned function is called. */
+	hold(): () => void;
+	/** How many requests have arrived (held ones included). */
+	readonly arrivals: number;
+	handle(req: IncomingMessage, body: Buffer, res: ServerResponse): void;
+}
+
+export function waitingRouter(): WaitingRouter {
+	const executions = new Map<string, WaitingExecution>();
+	const receipts: AnswerReceipt[] = [];
+	let gate: Promise<void> = Promise.resolve();
+	let arrivals = 0;
+	return {
+		receipts,
+		get arrivals() {
+			return arrivals;
+		},
+		add: (execution) => executions.set(execution.executionId, execution),
+		hold() {
+			let release: () => void = () => {};
+			gate = new Promise<void>((resolve) => (release = resolve));
+			return release;
+		},
+		handle(req, body, res) {
+			arrivals++;
+			void gate.then(() => answerNow(req, body, res));
+		},
+	};
+
+	function answerNow(req: IncomingMessage, body: Buffer, res: ServerResponse): void {
+		const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+		const executionId = /\/webhook-waiting\/([^/]+)\//.exec(url.pathname)?.[1] ?? '';
+		const execution = executions.get(executionId);
+		const send = (status: number, reply: unknown, type = 'application/json') => {
+			const text = typeof reply === 'string' ? reply : JSON.stringify(reply ?? null);
+			res.writeHead(status, { 'content-type': type });
+			res.end(text);
+		};
+		if (!execution) {
+			send(404, { code: 404, message: `The execution "${executionId}" does not exist.` });
+			return;
+		}
+		const headers: Record<string, string> = {};
+		for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers[name] = value;
+		execution
+			.answer({ method: req.method === 'POST' ? 'POST' : 'GET', url: url.toString(), headers, rawBody: body.toString('utf8') })
+			.then((receipt) => {
+				receipts.push(receipt);
+				send(receipt.status, receipt.body, receipt.contentType ?? 'application/json');
+			})
+			.catch((error: unknown) => send(500, { error: String(error) }));
+	}
+}
+
+export interface WaitingServer extends Omit<WaitingRouter, 'handle'> {
 	/** n8n's webhook base for `webhookBaseUrl`: `http://127.0.0.1:<port>/`. */
 	baseUrl: string;
-	/** Serves the resume URLs of this execution. */
-	add(execution: WaitingExecution): void;
-	/** Every answer that reached the server, in order. */
-	receipts: AnswerReceipt[];
 	close(): Promise<void>;
 }
 
 /** A real HTTP server for resume URLs (`/webhook-waiting/<executionId>/…`), answering as n8n does. */
-export async function serveWaiting(): Promise<WaitingServer> {
-	const executions = new Map<string, WaitingExecution>();
-	const receipts: AnswerReceipt[] = [];
+export async function serveWaiting(host = '127.0.0.1'): Promise<WaitingServer> {
+	const router = waitingRouter();
 	const server = http.createServer((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
-		req.on('end', () => {
-			const url = new URL(req.url ?? '/', base);
-			const executionId = /^\/webhook-waiting\/([^/]+)\//.exec(url.pathname)?.[1] ?? '';
-			const execution = executions.get(executionId);
-			const send = (status: number, body: unknown, type = 'application/json') => {
-				const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
-				res.writeHead(status, { 'content-type': type });
-				res.end(text);
-			};
-			if (!execution) {
-				send(404, { error: `The execution "${executionId}" does not exist.` });
-				return;
-			}
-			const headers: Record<string, string> = {};
-			for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers[name] = value;
-			execution
-				.answer({ method: req.method === 'POST' ? 'POST' : 'GET', url: url.toString(), headers, rawBody: Buffer.concat(chunks).toString('utf8') })
-				.then((receipt) => {
-					receipts.push(receipt);
-					send(receipt.status, receipt.body, receipt.contentType ?? 'application/json');
-				})
-				.catch((error: unknown) => send(500, { error: String(error) }));
-		});
+		req.on('end', () => router.handle(req, Buffer.concat(chunks), res));
 	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+	await new Promise<void>((resolve) => server.listen(0, host, resolve));
 	return {
-		baseUrl: base,
-		add: (execution) => executions.set(execution.executionId, execution),
-		receipts,
+		baseUrl: `http://${host}:${(server.address() as AddressInfo).port}/`,
+		add: router.add,
+		hold: router.hold,
+		receipts: router.receipts,
+		get arrivals() {
+			return router.arrivals;
+		},
 		close: async () => {
 			server.closeAllConnections();
 			await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,23 +1,30 @@
 /**
- * Send and Wait for Response, the action node's side, through n8n-core's real engine: the execution
- * waits (status "waiting"), the question is in the chat with its buttons, and an answer at the resume
- * URL (as the Service Bot Trigger brings it, or from the answer page) resumes it with the answer; a
- * wrong, forged or late answer resumes nothing; a wait that runs out goes on with `timedOut`.
+ * Send and Wait for Response, the action node's side, through n8n-core's real engine and n8n's way
+ * of resuming (test/harness/waiting.ts): the execution waits (status "waiting"), the question is in
+ * the chat with its buttons, and an answer resumes it — as the Service Bot Trigger brings it, or from
+ * the answer page; a wrong, forged, late or losing answer resumes nothing; a wait that runs out goes
+ * on with `timedOut`.
  *
  * The trigger's request is made here from the protocol as the README states it, not with the
- * package's own signing code: key = HMAC-SHA256(bot token, "n8n-nodes-service-bot:answer:v1"),
- * header X-Service-Bot-Answer = hex HMAC-SHA256(key, body).
+ * package's own code: an answer button's callback_data is `w2:<execution id in base 36>:<choice>:<key>`,
+ * key = n8n's resume token (hex) in base64url; the answer is POSTed to
+ * `<n8n>/webhook-waiting/<execution id>/answer?signature=<resume token>` with
+ * X-Service-Bot-Answer = hex HMAC-SHA256(key, body), key = HMAC-SHA256(bot token, "n8n-nodes-service-bot:answer:v1").
  */
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { NO_ACTION_REQUIRED_PAGE, runUntilWait, type WaitingExecution } from '../harness/waiting';
+import { NO_ACTION_REQUIRED_PAGE, RESUME_LOST, runUntilWait, signedResumeUrl, type AnswerReceipt, type WaitingExecution } from '../harness/waiting';
 import { byId, nodeType, useEmulator } from './helpers';
 
 const ctx = useEmulator();
 
 /** Spec part 8: callback_data is 1 to 64 UTF-8 bytes. */
 const CALLBACK_DATA_MAX_BYTES = 64;
+/** Spec part 8: sendMessage text up to 32,768 characters. */
+const MESSAGE_TEXT_MAX = 32_768;
+/** The harness's n8n (its default webhook base). */
+const N8N = 'http://localhost:5678/';
 
 interface Button {
 	text: string;
@@ -33,12 +40,13 @@ const ask = (extra: INodeParameters = {}): INodeParameters => ({
 	...extra,
 });
 
-async function waitOn(parameters: INodeParameters, items: IDataObject[] = [{ order: 42 }]): Promise<WaitingExecution> {
+async function waitOn(parameters: INodeParameters, items: IDataObject[] = [{ order: 42 }], loop = false): Promise<WaitingExecution> {
 	return await runUntilWait({
 		nodeType,
 		parameters,
 		items,
 		credentials: { accessToken: ctx.d.token, baseUrl: ctx.emu.baseUrl },
+		loop,
 	});
 }
 
@@ -56,43 +64,76 @@ function resumeUrlOf(keyboard: Button[][]): string {
 	return link.url;
 }
 
+/** An answer button's data, read as the README describes it. */
+function readButton(data: string): { executionId: string; choice: string; resumeToken: string } {
+	const match = /^w2:([0-9a-z]+):(\d+|t):([A-Za-z0-9_-]{43})$/.exec(data);
+	if (!match) throw new Error(`not an answer button: ${data}`);
+	return { executionId: String(parseInt(match[1], 36)), choice: match[2], resumeToken: Buffer.from(match[3], 'base64url').toString('hex') };
+}
+
+function chatAnswerUrl(data: string): string {
+	const { executionId, resumeToken } = readButton(data);
+	return `${N8N}webhook-waiting/${executionId}/answer?signature=${resumeToken}`;
+}
+
 function signature(token: string, body: string): string {
 	const key = createHmac('sha256', token).update('n8n-nodes-service-bot:answer:v1', 'utf8').digest();
 	return createHmac('sha256', key).update(body, 'utf8').digest('hex');
 }
 
-/** What the Service Bot Trigger sends for a tap (choice) or a reply (text) of `user`. */
+/** What the Service Bot Trigger sends for a tap (choice) or a reply (text) of `user` on the question `messageId`. */
 async function answerInChat(
 	execution: WaitingExecution,
 	answer: { choice?: number; text?: string },
-	options: { user?: string; messageId?: number; token?: string; url?: string } = {},
-) {
+	options: { user?: string; firstName?: string; messageId?: number; token?: string; url?: string } = {},
+): Promise<AnswerReceipt> {
 	const { messageId, keyboard } = question();
+	const data = keyboard.flat().find((button) => button.callback_data !== undefined)?.callback_data;
 	const body = JSON.stringify({
 		...answer,
 		chatId: ctx.d.privateChatId,
 		messageId: options.messageId ?? messageId,
-		user: { id: options.user ?? ctx.d.userId, first_name: 'Demo' },
+		user: { id: options.user ?? ctx.d.userId, first_name: options.firstName ?? 'Demo' },
 	});
 	return await execution.answer({
 		method: 'POST',
-		url: options.url ?? resumeUrlOf(keyboard),
+		url: options.url ?? chatAnswerUrl(String(data)),
 		headers: { 'content-type': 'application/json', 'x-service-bot-answer': signature(options.token ?? ctx.d.token, body) },
 		rawBody: body,
 	});
 }
 
+/** Waits until the service has answered `count` calls of `method` (the question is updated once n8n accepted the answer). */
+async function callsOf(method: string, count = 1) {
+	while (ctx.emu.callsTo(method).filter((call) => call.status !== 0).length < count) await new Promise((resolve) => setTimeout(resolve, 5));
+	return ctx.emu.callsTo(method);
+}
+
+/**
+ * What the execution's node put out when `receipt` resumed it, once the question shows the answer
+ * (the node updates it when n8n has accepted the answer, beside the execution going on).
+ */
+async function outputOf(receipt: AnswerReceipt): Promise<IDataObject> {
+	if (!receipt.resumed) throw new Error(`the answer resumed nothing: ${receipt.status} ${JSON.stringify(receipt.body)}`);
+	const edits = ctx.emu.callsTo('editMessageText').length;
+	const result = await receipt.resumed;
+	expect(result.error).toBeUndefined();
+	await callsOf('editMessageText', edits + 1);
+	return result.output[0].json;
+}
+
 describe('Send and Wait for Response: asking', () => {
-	it('the execution waits; the question has Approve / Decline buttons and a link to its resume URL', async () => {
+	it('the execution waits; the question has Approve / Decline buttons naming the execution and its resume token, and a link to its answer page', async () => {
 		const execution = await waitOn(ask());
 		expect(execution.firstRun.status).toBe('waiting');
 		const { text, keyboard, messageId } = question();
 		expect(text).toBe('Approve the refund?');
 		expect(keyboard.map((row) => row.map((button) => button.text))).toEqual([['✅ Approve', '❌ Decline'], ['🌐 Answer in the browser']]);
-		for (const button of keyboard[0]) {
-			expect(Buffer.byteLength(String(button.callback_data), 'utf8')).toBeLessThanOrEqual(CALLBACK_DATA_MAX_BYTES);
-			expect(button.callback_data).toMatch(new RegExp(`^w1:${execution.executionId}:[01]:`));
-		}
+		expect(keyboard[0].map((button) => readButton(String(button.callback_data)))).toEqual([
+			{ executionId: execution.executionId, choice: '0', resumeToken: execution.resumeToken },
+			{ executionId: execution.executionId, choice: '1', resumeToken: execution.resumeToken },
+		]);
+		for (const button of keyboard[0]) expect(Buffer.byteLength(String(button.callback_data), 'utf8')).toBeLessThanOrEqual(CALLBACK_DATA_MAX_BYTES);
 		const link = new URL(resumeUrlOf(keyboard));
 		expect(link.pathname).toBe(`/webhook-waiting/${execution.executionId}/node-under-test`);
 		expect(link.searchParams.get('chat')).toBe(ctx.d.privateChatId);
@@ -114,18 +155,31 @@ describe('Send and Wait for Response: asking', () => {
 		}
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
+
+	it('On a Web Page with Restrict to User IDs is refused before anything is sent, with the fix in the message', async () => {
+		await expect(waitOn(ask({ collectAnswers: 'webPage', options: { allowedUserIds: ctx.d.userId } }))).rejects.toThrow(
+			/Restrict to User IDs: .*web page.*set Collect Answers to In the Chat.*or remove the restriction \[item 0\]/,
+		);
+		expect(ctx.emu.calls).toHaveLength(0);
+	});
+
+	it('a question only some people may answer has no link to the answer page (it could only refuse)', async () => {
+		await waitOn(ask({ options: { allowedUserIds: ctx.d.userId } }));
+		expect(question().keyboard.map((row) => row.map((button) => button.text))).toEqual([['✅ Approve', '❌ Decline']]);
+		expect(question().keyboard.flat().some((button) => button.url !== undefined)).toBe(false);
+	});
 });
 
 describe('Send and Wait for Response: answers in the chat (as the trigger brings them)', () => {
-	it('Approve resumes with approved: true; the question shows the answer and loses its buttons', async () => {
+	it('Approve resumes with approved: true; once n8n has accepted it the question shows the answer and loses its buttons', async () => {
 		const execution = await waitOn(ask());
 		const receipt = await answerInChat(execution, { choice: 0 });
 		expect(receipt.status).toBe(200);
 		expect(receipt.body).toEqual({ resumed: true, notice: '✅ Approve' });
-		expect(receipt.resumed?.error).toBeUndefined();
-		expect(receipt.resumed?.output.map((item) => item.json)).toEqual([
+		expect(await outputOf(receipt)).toEqual(
 			expect.objectContaining({ approved: true, answer: '✅ Approve', answeredVia: 'chat', chatId: ctx.d.privateChatId, user: { id: ctx.d.userId, first_name: 'Demo' } }),
-		]);
+		);
+		await callsOf('editMessageText');
 		const { text, keyboard } = question();
 		expect(text).toBe('Approve the refund?\n\n✅ Approve — Demo');
 		expect(keyboard).toEqual([]);
@@ -133,23 +187,22 @@ describe('Send and Wait for Response: answers in the chat (as the trigger brings
 
 	it('Decline resumes with approved: false', async () => {
 		const execution = await waitOn(ask());
-		const receipt = await answerInChat(execution, { choice: 1 });
-		expect(receipt.resumed?.output[0].json).toMatchObject({ approved: false, answer: '❌ Decline' });
+		expect(await outputOf(await answerInChat(execution, { choice: 1 }))).toMatchObject({ approved: false, answer: '❌ Decline' });
 	});
 
 	it('Choice: the options as a grid; the tapped one is the answer', async () => {
 		const execution = await waitOn(ask({ responseType: 'choice', choices: 'Red, Green, Blue', choicesPerRow: 2 }));
 		expect(question().keyboard.map((row) => row.map((button) => button.text))).toEqual([['Red', 'Green'], ['Blue'], ['🌐 Answer in the browser']]);
-		const receipt = await answerInChat(execution, { choice: 2 });
-		expect(receipt.resumed?.output[0].json).toMatchObject({ answer: 'Blue', answerIndex: 2 });
-		expect(receipt.resumed?.output[0].json.approved).toBeUndefined();
+		const output = await outputOf(await answerInChat(execution, { choice: 2 }));
+		expect(output).toMatchObject({ answer: 'Blue', answerIndex: 2 });
+		expect(output.approved).toBeUndefined();
 	});
 
 	it('Free Text: a reply to the question is the answer', async () => {
 		const execution = await waitOn(ask({ responseType: 'freeText', message: 'Why?' }));
 		expect(question().keyboard.map((row) => row.map((button) => button.text))).toEqual([['✍️ Answer'], ['🌐 Answer in the browser']]);
-		const receipt = await answerInChat(execution, { text: 'Because it broke.' });
-		expect(receipt.resumed?.output[0].json).toMatchObject({ text: 'Because it broke.', answeredVia: 'chat' });
+		expect(await outputOf(await answerInChat(execution, { text: 'Because it broke.' }))).toMatchObject({ text: 'Because it broke.', answeredVia: 'chat' });
+		await callsOf('editMessageText');
 		expect(question().text).toBe('Why?\n\n✍️ Because it broke. — Demo');
 	});
 
@@ -159,72 +212,143 @@ describe('Send and Wait for Response: answers in the chat (as the trigger brings
 		expect(refused.status).toBe(403);
 		expect(refused.body).toEqual({ resumed: false, notice: 'You may not answer this question.' });
 		expect(refused.resumed).toBeUndefined();
-		expect(execution.finished).toBeUndefined();
-		const accepted = await answerInChat(execution, { choice: 0 });
-		expect(accepted.resumed?.output[0].json).toMatchObject({ approved: true });
+		expect(execution.state).toBe('waiting');
+		expect(await outputOf(await answerInChat(execution, { choice: 0 }))).toMatchObject({ approved: true });
 	});
 
-	it("a forged signature, a signature with another token, or another message resume nothing; a second answer gets n8n's no-action page", async () => {
+	it('a forged signature, a signature with another token, another message or an unknown button resume nothing', async () => {
 		const execution = await waitOn(ask());
-		expect((await answerInChat(execution, { choice: 0 }, { token: '999:not-the-bot' })).body).toEqual({
-			resumed: false,
-			notice: 'This answer could not be verified.',
-		});
-		const { messageId, keyboard } = question();
-		const url = resumeUrlOf(keyboard);
+		const unverified = await answerInChat(execution, { choice: 0 }, { token: '999:not-the-bot' });
+		expect(unverified).toMatchObject({ status: 403, body: { resumed: false, notice: expect.stringMatching(/^This answer could not be verified\./) } });
+		const { messageId } = question();
 		expect((await answerInChat(execution, { choice: 0 }, { messageId: messageId + 1 })).body).toEqual({
 			resumed: false,
-			notice: 'This answer belongs to another question.',
+			notice: 'This question was already answered or replaced by a newer one.',
 		});
 		expect((await answerInChat(execution, { choice: 7 })).body).toEqual({ resumed: false, notice: 'This button is not valid anymore.' });
-		expect(execution.finished).toBeUndefined();
-		expect((await answerInChat(execution, { choice: 1 })).resumed?.output[0].json).toMatchObject({ approved: false });
-		// n8n answers an execution that already went on with its own page, not the node's JSON.
-		const late = await answerInChat(execution, { choice: 0 }, { url, messageId });
-		expect(late).toMatchObject({ status: 200, body: NO_ACTION_REQUIRED_PAGE });
-		expect(late.resumed).toBeUndefined();
+		expect(execution.state).toBe('waiting');
+		expect(ctx.emu.callsTo('editMessageText')).toHaveLength(0);
+		expect(await outputOf(await answerInChat(execution, { choice: 1 }))).toMatchObject({ approved: false });
 	});
 
-	it('two questions waiting in the same chat: each answer resumes its own execution', async () => {
-		const first = await waitOn(ask({ message: 'First?' }), [{ n: 1 }]);
-		const firstMessage = question();
-		const second = await waitOn(ask({ message: 'Second?' }), [{ n: 2 }]);
-		const secondAnswer = await answerInChat(second, { choice: 1 });
-		expect(secondAnswer.resumed?.output[0].json).toMatchObject({ approved: false, messageId: question().messageId });
-		expect(first.finished).toBeUndefined();
-		// The first question's own link and message: an answer with the second message is refused.
-		const body = JSON.stringify({ choice: 0, chatId: ctx.d.privateChatId, messageId: firstMessage.messageId, user: { id: ctx.d.userId } });
-		const firstAnswer = await first.answer({
-			method: 'POST',
-			url: resumeUrlOf(firstMessage.keyboard),
-			headers: { 'content-type': 'application/json', 'x-service-bot-answer': signature(ctx.d.token, body) },
-			rawBody: body,
-		});
-		expect(firstAnswer.resumed?.output[0].json).toMatchObject({ approved: true, messageId: firstMessage.messageId });
+	it('the resume token is what n8n checks: a wrong one is refused by n8n before the node sees the answer', async () => {
+		const execution = await waitOn(ask());
+		const wrong = `${N8N}webhook-waiting/${execution.executionId}/answer?signature=${'0'.repeat(64)}`;
+		expect((await answerInChat(execution, { choice: 0 }, { url: wrong })).status).toBe(401);
+		expect(execution.state).toBe('waiting');
+	});
+
+	it("two answers at once: exactly one resumes; only its person is told it counted, the other gets n8n's refusal, and the question shows the winner", async () => {
+		const execution = await waitOn(ask());
+		const [approve, decline] = await Promise.all([
+			answerInChat(execution, { choice: 0 }, { firstName: 'Anna' }),
+			answerInChat(execution, { choice: 1 }, { user: ctx.d.otherUserId, firstName: 'Ben' }),
+		]);
+		const receipts = [approve, decline];
+		const winners = receipts.filter((receipt) => receipt.resumed !== undefined);
+		expect(winners).toHaveLength(1);
+		const [winner] = winners;
+		const loser = receipts.find((receipt) => receipt !== winner)!;
+		expect(loser).toMatchObject({ status: 500, body: RESUME_LOST });
+		const output = await outputOf(winner);
+		expect(winner.body).toEqual({ resumed: true, notice: output.answer });
+		await callsOf('editMessageText');
+		await execution.settled();
+		expect(ctx.emu.callsTo('editMessageText')).toHaveLength(1);
+		expect(question().text).toBe(`Approve the refund?\n\n${String(output.answer)} — ${winner === approve ? 'Anna' : 'Ben'}`);
+	});
+
+	it('an answer and a web page answer at once: exactly one resumes, and the question shows that one', async () => {
+		const execution = await waitOn(ask());
+		const page = resumeUrlOf(question().keyboard);
+		const [chat, web] = await Promise.all([
+			answerInChat(execution, { choice: 0 }),
+			execution.answer({ method: 'POST', url: page, headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: 'answer=1' }),
+		]);
+		const winner = [chat, web].filter((receipt) => receipt.resumed !== undefined);
+		expect(winner).toHaveLength(1);
+		const output = await outputOf(winner[0]);
+		await callsOf('editMessageText');
+		expect(question().text).toBe(`Approve the refund?\n\n${String(output.answer)}${output.answeredVia === 'chat' ? ' — Demo' : ''}`);
+		expect(ctx.emu.callsTo('editMessageText')).toHaveLength(1);
+	});
+
+	it("an answer after the execution went on gets n8n's refusal and resumes nothing", async () => {
+		const execution = await waitOn(ask());
+		const page = resumeUrlOf(question().keyboard);
+		const url = chatAnswerUrl(String(question().keyboard[0][0].callback_data));
+		await outputOf(await answerInChat(execution, { choice: 1 }));
+		await execution.settled();
+		const late = await answerInChat(execution, { choice: 0 }, { url });
+		expect(late.status).toBe(409);
+		expect(late.resumed).toBeUndefined();
+		expect(await execution.answer({ method: 'GET', url: page })).toMatchObject({ status: 200, body: NO_ACTION_REQUIRED_PAGE });
+	});
+
+	it('the same node asking again (a loop): a button or link of the earlier question resumes nothing, the new question does', async () => {
+		const execution = await waitOn(ask({ responseType: 'choice', choices: 'Again, Done' }), [{ order: 42 }], true);
+		const first = question();
+		const firstOutput = await outputOf(await answerInChat(execution, { choice: 0 }));
+		expect(firstOutput).toMatchObject({ answer: 'Again', messageId: first.messageId });
+		await execution.settled();
+		expect(execution.state).toBe('waiting');
+		const second = question();
+		expect(second.messageId).not.toBe(first.messageId);
+		// The earlier question's button (same execution, same node, same resume token) and its signed link.
+		const oldTap = await answerInChat(execution, { choice: 1 }, { messageId: first.messageId });
+		expect(oldTap).toMatchObject({ status: 409, body: { resumed: false, notice: 'This question was already answered or replaced by a newer one.' } });
+		const oldPage = await execution.answer({ method: 'POST', url: resumeUrlOf(first.keyboard), headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: 'answer=1' });
+		expect(oldPage.status).toBe(409);
+		expect(oldPage.resumed).toBeUndefined();
+		expect(execution.state).toBe('waiting');
+		expect(await outputOf(await answerInChat(execution, { choice: 1 }))).toMatchObject({ answer: 'Done', messageId: second.messageId });
 	});
 
 	it('HTML parse mode: the answer added to the question is escaped', async () => {
 		const execution = await waitOn(
 			ask({ message: '<b>Refund</b> 5 €?', approvalOptions: { values: { approveLabel: 'Yes <sure>' } }, options: { parseMode: 'HTML' } }),
 		);
-		await answerInChat(execution, { choice: 0 });
+		await outputOf(await answerInChat(execution, { choice: 0 }));
+		await callsOf('editMessageText');
 		expect(question().text).toBe('<b>Refund</b> 5 €?\n\nYes &lt;sure&gt; — Demo');
 		expect(ctx.emu.callsTo('editMessageText').every((call) => call.status === 200)).toBe(true);
+	});
+
+	it.each([
+		['a character outside the BMP at the limit', 'x'.repeat(MESSAGE_TEXT_MAX - 14) + '😀'.repeat(7), undefined],
+		['an HTML entity at the limit', 'x'.repeat(MESSAGE_TEXT_MAX - 15) + '&amp;'.repeat(3), 'HTML'],
+	])('a question at the limit with %s: the answered question is shortened where it can end, and the service accepts the edit', async (_case, message, parseMode) => {
+		const execution = await waitOn(ask({ message, options: parseMode ? { parseMode } : {} }));
+		await outputOf(await answerInChat(execution, { choice: 0 }));
+		const [edit] = await callsOf('editMessageText');
+		expect(edit.status).toBe(200);
+		const text = String(edit.body.text);
+		expect(text.length).toBeLessThanOrEqual(MESSAGE_TEXT_MAX);
+		expect(text.endsWith('\n\n✅ Approve — Demo')).toBe(true);
+		expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+		expect(text).not.toMatch(/&[a-z]*…/);
 	});
 });
 
 describe('Send and Wait for Response: answers on the web page', () => {
-	it('web page mode: one link per answer; opening one resumes with that answer', async () => {
+	it('web page mode: one link per answer; a link opens the page with that answer, which the page sends; n8n resumes with it', async () => {
 		const execution = await waitOn(ask({ collectAnswers: 'webPage' }));
 		const { keyboard } = question();
 		expect(keyboard.map((row) => row.map((button) => button.text))).toEqual([['✅ Approve', '❌ Decline']]);
 		expect(keyboard.flat().every((button) => button.callback_data === undefined)).toBe(true);
 		const decline = keyboard[0][1].url as string;
 		expect(new URL(decline).searchParams.get('answer')).toBe('1');
-		const receipt = await execution.answer({ method: 'GET', url: decline });
-		expect(receipt.status).toBe(200);
-		expect(String(receipt.body)).toMatch(/Thank you/);
-		expect(receipt.resumed?.output[0].json).toMatchObject({ approved: false, answeredVia: 'web' });
+		// Opening the link answers nothing by itself (link previews open links too): the page sends the answer.
+		const opened = await execution.answer({ method: 'GET', url: decline });
+		expect(opened.status).toBe(200);
+		expect(String(opened.body)).toContain("send({ answer: '1' })");
+		expect(opened.resumed).toBeUndefined();
+		const sent = await execution.answer({ method: 'POST', url: decline, headers: { 'content-type': 'text/plain;charset=UTF-8', accept: 'application/json' }, rawBody: 'answer=1' });
+		expect(sent.status).toBe(200);
+		expect(sent.body).toEqual({ resumed: true, notice: 'Thank you. Your answer: ❌ Decline' });
+		expect(await outputOf(sent)).toMatchObject({ approved: false, answeredVia: 'web' });
+		await callsOf('editMessageText');
+		expect(question().text).toBe('Approve the refund?\n\n❌ Decline');
 	});
 
 	it('a link with a changed answer is refused by its signature, as n8n checks it', async () => {
@@ -232,7 +356,7 @@ describe('Send and Wait for Response: answers on the web page', () => {
 		const approve = new URL(question().keyboard[0][0].url as string);
 		approve.searchParams.set('answer', '1');
 		expect((await execution.answer({ method: 'GET', url: approve.toString() })).status).toBe(401);
-		expect(execution.finished).toBeUndefined();
+		expect(execution.state).toBe('waiting');
 	});
 
 	it('free text: the page shows the question (escaped) and a form; the form answer resumes', async () => {
@@ -242,7 +366,7 @@ describe('Send and Wait for Response: answers on the web page', () => {
 		expect(page.contentType).toMatch(/text\/html/);
 		expect(String(page.body)).toContain('Why &lt;not&gt;?');
 		expect(String(page.body)).toContain('<textarea name="text"');
-		expect(String(page.body)).not.toMatch(/<(script|link)\b|https?:\/\/(?!127)/);
+		expect(String(page.body)).not.toMatch(/<link\b|<script\s+src|https?:\/\/(?!127)/);
 		expect(page.resumed).toBeUndefined();
 		const form = await execution.answer({
 			method: 'POST',
@@ -250,14 +374,15 @@ describe('Send and Wait for Response: answers on the web page', () => {
 			headers: { 'content-type': 'application/x-www-form-urlencoded' },
 			rawBody: new URLSearchParams({ text: 'Too expensive' }).toString(),
 		});
-		expect(form.resumed?.output[0].json).toMatchObject({ text: 'Too expensive', answeredVia: 'web' });
+		expect(await outputOf(form)).toMatchObject({ text: 'Too expensive', answeredVia: 'web' });
 	});
 
-	it('with restricted users the page refuses answers (it cannot tell who answers)', async () => {
+	it('an execution that waits with restricted users (asked by an earlier version, whose question had the page link) refuses answers on the page', async () => {
 		const execution = await waitOn(ask({ options: { allowedUserIds: ctx.d.userId } }));
-		const page = await execution.answer({ method: 'POST', url: resumeUrlOf(question().keyboard), headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: 'answer=0' });
+		const url = signedResumeUrl(execution, { chat: ctx.d.privateChatId, message: String(question().messageId) });
+		const page = await execution.answer({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, rawBody: 'answer=0' });
 		expect(page.status).toBe(403);
-		expect(execution.finished).toBeUndefined();
+		expect(execution.state).toBe('waiting');
 	});
 });
 

@@ -140,6 +140,18 @@ describe('3. Split Long Text with a parse mode', () => {
 		});
 	}
 
+	it('HTML with a bare & ("R&D weekly report", 41,097 characters) is split and sent: the service reads a bare & as text', async () => {
+		// No `;` anywhere: a reader that takes every `&` for the start of an entity finds no end.
+		const text = `R&D weekly report\n${'<b>Done:</b> R&D item and notes\n'.repeat(1300)}`.slice(0, 41_097);
+		const result = await run(ctx, sendLong('HTML'), { items: [{ text }] });
+		expect(result.error).toBeUndefined();
+		const calls = ctx.emu.callsTo('sendMessage');
+		expect(calls.length).toBeGreaterThan(1);
+		expect(calls.every((call) => call.status === 200)).toBe(true);
+		const sent = calls.map((call) => String(call.body.text));
+		expect(sent.join('').replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''));
+	});
+
 	it('formatting longer than one message is refused before anything is sent, naming item and field', async () => {
 		const text = `<b>${'x '.repeat(MAX_TEXT / 2 + 10)}</b>`;
 		const result = await run(ctx, sendLong('HTML'), { items: [{ text: 'first' }, { text }] });

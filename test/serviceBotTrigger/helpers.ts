@@ -12,6 +12,8 @@ import {
 	type TriggerHarnessOptions,
 	type WebhookServer,
 } from '../harness';
+import type { TestCredentials } from '../harness';
+import type { WaitingRouter } from '../harness/waiting';
 
 export const SECRET_HEADER = 'X-Service-Bot-Api-Secret-Token';
 export const SECRET_PATTERN = /^[A-Za-z0-9_-]{32,256}$/;
@@ -34,13 +36,15 @@ export interface HarnessOptions {
 	serviceBaseUrl?: string;
 	/** Default the Service Bot Trigger. */
 	nodeType?: INodeType;
+	/** The credential itself, to change it while the trigger runs (default: the emulator's demo bot). */
+	credentials?: TestCredentials;
 }
 
 export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): Promise<TriggerHarness> {
 	const harnessOptions: TriggerHarnessOptions = {
 		nodeType: options.nodeType ?? new ServiceBotTrigger(),
 		parameters: options.parameters ?? { updates: ['*'], options: {} },
-		credentials: { accessToken: options.token ?? emu.demo.token, baseUrl: options.serviceBaseUrl ?? emu.baseUrl },
+		credentials: options.credentials ?? { accessToken: options.token ?? emu.demo.token, baseUrl: options.serviceBaseUrl ?? emu.baseUrl },
 		webhookBaseUrl: options.webhookBaseUrl ?? `http://127.0.0.1:${await freePort()}/`,
 		workflowId: options.workflowId,
 		webhookId: options.webhookId,
@@ -55,7 +59,12 @@ export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): 
  * The same trigger in a new n8n process: the node's modules loaded afresh (nothing in memory), the
  * same workflow, node, saved static data and executions in the database.
  */
-export async function inNewProcess(emu: Emulator, harness: TriggerHarness, trigger: 'polling' | 'webhook' = 'polling'): Promise<TriggerHarness> {
+export async function inNewProcess(
+	emu: Emulator,
+	harness: TriggerHarness,
+	trigger: 'polling' | 'webhook' = 'polling',
+	extra: Pick<HarnessOptions, 'webhookBaseUrl' | 'credentials'> = {},
+): Promise<TriggerHarness> {
 	let fresh: INodeType | undefined;
 	jest.isolateModules(() => {
 		fresh =
@@ -65,7 +74,7 @@ export async function inNewProcess(emu: Emulator, harness: TriggerHarness, trigg
 	});
 	if (!fresh) throw new Error('module not loaded');
 	const { node, staticData, workflowId, executionKeys } = harness;
-	return await makeHarness(emu, { nodeType: fresh, parameters: node.parameters, workflowId, nodeId: node.id, webhookId: node.webhookId, staticData, executionKeys });
+	return await makeHarness(emu, { nodeType: fresh, parameters: node.parameters, workflowId, nodeId: node.id, webhookId: node.webhookId, staticData, executionKeys, ...extra });
 }
 
 type PollingModule = typeof import('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node');
@@ -82,9 +91,9 @@ export interface LiveTrigger {
 }
 
 /** A trigger activated against the emulator, with a real HTTP server the emulator pushes to. */
-export async function liveTrigger(emu: Emulator, options: HarnessOptions = {}): Promise<LiveTrigger> {
+export async function liveTrigger(emu: Emulator, options: HarnessOptions & { waiting?: WaitingRouter } = {}): Promise<LiveTrigger> {
 	const harness = await makeHarness(emu, options);
-	const server = await startWebhookServer(harness);
+	const server = await startWebhookServer(harness, { waiting: options.waiting });
 	await harness.activate();
 	const hook = emu.webhookOf(options.token);
 	if (!hook?.secretToken) throw new Error('activation did not set a webhook secret');

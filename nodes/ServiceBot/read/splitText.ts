@@ -31,7 +31,7 @@ function cuttablePositions(text: string, parseMode: string | undefined): Uint8Ar
 	let closed = true;
 	while (index < text.length) {
 		const char = text[index];
-		if (parseMode === 'HTML' && (char === '<' || char === '&')) {
+		if (parseMode === 'HTML' && (char === '<' || (char === '&' && isEntityAt(text, index)))) {
 			const end = text.indexOf(char === '<' ? '>' : ';', index);
 			if (end < 0) break;
 			if (char === '<' && text[index + 1] === '/') openers.pop();
@@ -87,6 +87,14 @@ function cuttablePositions(text: string, parseMode: string | undefined): Uint8Ar
 		cuttable[position] = scanned && depth[position] === 0 && !insidePair ? 1 : 0;
 	}
 	return cuttable;
+}
+
+const ENTITY = /&(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);/iy;
+
+/** An HTML entity (`&amp;`, `&#38;`, `&#x26;`) starts at `index`; a bare `&` is text, as the service reads it. */
+function isEntityAt(text: string, index: number): boolean {
+	ENTITY.lastIndex = index;
+	return ENTITY.test(text);
 }
 
 function isHigh(code: number): boolean {

@@ -20,19 +20,55 @@ textarea{font:inherit;width:100%;min-height:7rem;box-sizing:border-box;margin:.5
 </style></head><body>${body}</body></html>`;
 }
 
+/** What the page says when n8n refuses the answer: another answer resumed the execution first, or the wait ended. */
+const GONE = 'This question was already answered or has expired.';
+
+/**
+ * Sends the form with fetch and shows n8n's reply in the page: n8n answers the answer that resumes
+ * the execution with its notice, and any other with an error. A preselected answer (a link of a web
+ * page question) is sent at once. Without scripts the form posts as usual and the browser shows the
+ * reply as it is.
+ */
+function script(preselected: number | undefined): string {
+	return `<script>
+const form = document.getElementById('answer');
+const result = document.getElementById('result');
+async function send(data) {
+	for (const element of form.elements) element.disabled = true;
+	result.textContent = 'Sending…';
+	let reply = null;
+	let ok = false;
+	try {
+		const response = await fetch(location.href, { method: 'POST', headers: { accept: 'application/json' }, body: new URLSearchParams(data) });
+		ok = response.ok;
+		reply = await response.json();
+	} catch (error) {}
+	result.textContent = ok && reply && reply.resumed ? reply.notice : (reply && reply.notice) || ${JSON.stringify(GONE)};
+	form.hidden = true;
+}
+form.addEventListener('submit', (event) => {
+	event.preventDefault();
+	const data = new FormData(form);
+	if (event.submitter && event.submitter.name) data.set(event.submitter.name, event.submitter.value);
+	send(data);
+});
+${preselected === undefined ? '' : `send({ answer: '${preselected}' });`}
+</script>`;
+}
+
 /** The question with its answers as buttons of a form, or a box for a written answer. */
-export function questionPage(question: Question, message: string): string {
-	const asked = `<p class="question">${escape(message)}</p>`;
+export function questionPage(question: Question, message: string, preselected?: number): string {
+	const asked = `<p class="question">${escape(message)}</p><p id="result" role="status"></p>`;
 	if (question.responseType === 'freeText') {
 		return layout(
 			'Your answer',
-			`${asked}<form method="post"><textarea name="text" required aria-label="Your answer"></textarea><button type="submit">${escape(question.answerLabel)}</button></form>`,
+			`${asked}<form id="answer" method="post"><textarea name="text" required aria-label="Your answer"></textarea><button type="submit">${escape(question.answerLabel)}</button></form>${script(undefined)}`,
 		);
 	}
 	const buttons = question.labels
 		.map((label, index) => `<button type="submit" name="answer" value="${index}">${escape(label)}</button>`)
 		.join('');
-	return layout('Your answer', `${asked}<form method="post">${buttons}</form>`);
+	return layout('Your answer', `${asked}<form id="answer" method="post">${buttons}</form>${script(preselected)}`);
 }
 
 /** A short page that says what happened. */

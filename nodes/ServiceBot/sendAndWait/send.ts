@@ -1,18 +1,20 @@
 /**
  * Send and Wait for Response: sends the question, then puts the execution to wait (n8n keeps
  * nothing in memory; the wait survives a restart). The answer resumes it through the node's waiting
- * webhook (answer.ts): from the Service Bot Trigger for a tap or a reply in the chat, or from the
+ * webhooks (answer.ts): from the Service Bot Trigger for a tap or a reply in the chat, or from the
  * answer page. Like n8n's own send-and-wait nodes it asks once per run, with the first item.
  *
- * The question goes out in two calls: the message, then its keyboard, whose links carry the chat and
- * the message ID in n8n's signed resume URL, so that the answer knows which message to update.
+ * The question goes out in two calls: the message, then its keyboard, made once the message ID is
+ * known: the links carry the chat and the message in n8n's signed resume URL, and the execution
+ * keeps the question's chat and message, so that an answer to any other message resumes nothing.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
-import { answerButtonData, FREE_TEXT } from '../../shared/answers';
+import type { Choice } from '../../shared/answers';
+import { answerButtonData, FREE_TEXT, resumeTokenOf } from '../../shared/answers';
 import { LIMITS } from '../../shared/spec';
-import { callMethod, tokenOf } from '../../shared/transport';
+import { callMethod } from '../../shared/transport';
 import type { Param } from '../methods/method';
 import type { At } from '../read/errors';
 import { inputError, show } from '../read/errors';
@@ -52,25 +54,47 @@ function waitTillOf(at: At, options: IDataObject): Date {
 
 type Button = Record<string, string>;
 
-/** The question's keyboard: answer buttons (in the chat) or answer links (web page), and the page link. */
-function keyboardOf(ctx: IExecuteFunctions, question: Question, token: string, place: { chatId: string; messageId: number }): Button[][] {
+interface Place {
+	chatId: string;
+	messageId: number;
+}
+
+/** n8n's resume token of this execution (the `signature` of `$execution.resumeUrl`; '' on an n8n without one). */
+function resumeToken(ctx: IExecuteFunctions): string {
+	return resumeTokenOf(String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? ''));
+}
+
+/** The callback data of each answer button of this execution; fails, before anything is sent, where it cannot fit. */
+function answerButtons(ctx: IExecuteFunctions, at: At): (choice: Choice) => string {
 	const executionId = ctx.getExecutionId();
+	const token = resumeToken(ctx);
+	const data = (choice: Choice): string | undefined => answerButtonData(executionId, choice, token);
+	if (data(999) === undefined) {
+		throw inputError(at, 'Collect Answers', 'this n8n\'s resume links do not fit into an answer button (64 bytes); set it to On a Web Page');
+	}
+	return (choice) => data(choice) ?? '';
+}
+
+/**
+ * The question's keyboard: answer buttons (in the chat) or answer links (web page), and the link to
+ * the answer page — left out when only some people may answer, as the page cannot tell who answers.
+ */
+function keyboardOf(ctx: IExecuteFunctions, question: Question, place: Place, answerData: (choice: Choice) => string): Button[][] {
 	const link = (extra: Record<string, string> = {}) =>
 		ctx.getSignedResumeUrl({ chat: place.chatId, message: String(place.messageId), ...extra });
-	const page: Button[] = [{ text: question.webLabel, url: link() }];
+	const restricted = question.allowedUserIds.length > 0;
+	const page: Button[][] = restricted ? [] : [[{ text: question.webLabel, url: link() }]];
 	if (question.responseType === 'freeText') {
 		if (question.collect === 'webPage') return [[{ text: question.answerLabel, url: link() }]];
-		return [[{ text: question.answerLabel, callback_data: answerButtonData(token, executionId, FREE_TEXT, place.chatId) }], page];
+		return [[{ text: question.answerLabel, callback_data: answerData(FREE_TEXT) }], ...page];
 	}
 	const buttons = question.labels.map((text, index): Button =>
-		question.collect === 'webPage'
-			? { text, url: link({ answer: String(index) }) }
-			: { text, callback_data: answerButtonData(token, executionId, index, place.chatId) },
+		question.collect === 'webPage' ? { text, url: link({ answer: String(index) }) } : { text, callback_data: answerData(index) },
 	);
 	const perRow = question.responseType === 'approval' ? buttons.length : question.perRow;
 	const rows: Button[][] = [];
 	for (let index = 0; index < buttons.length; index += perRow) rows.push(buttons.slice(index, index + perRow));
-	return question.collect === 'webPage' ? rows : [...rows, page];
+	return question.collect === 'webPage' ? rows : [...rows, ...page];
 }
 
 export async function sendAndWait(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -82,7 +106,14 @@ export async function sendAndWait(this: IExecuteFunctions): Promise<INodeExecuti
 	const text = checkParam(at, MESSAGE, nodeParameter(this, 'message', 0, ''), options) as string;
 	const question = readQuestion((name, fallback) => nodeParameter(this, name, 0, fallback), at);
 	const waitTill = waitTillOf(at, options);
-	const token = await tokenOf(this);
+	if (question.collect === 'webPage' && question.allowedUserIds.length > 0) {
+		throw inputError(
+			at,
+			'Restrict to User IDs',
+			'cannot be checked on a web page, which does not know who answers; set Collect Answers to In the Chat (the service tells who tapped), or remove the restriction',
+		);
+	}
+	const answerData = question.collect === 'inChat' ? answerButtons(this, at) : () => '';
 
 	const sent = await callMethod<IDataObject>(this, 'sendMessage', {
 		chat_id: chatId,
@@ -93,7 +124,7 @@ export async function sendAndWait(this: IExecuteFunctions): Promise<INodeExecuti
 	await callMethod(this, 'editMessageReplyMarkup', {
 		chat_id: place.chatId,
 		message_id: place.messageId,
-		reply_markup: { inline_keyboard: keyboardOf(this, question, token, place) },
+		reply_markup: { inline_keyboard: keyboardOf(this, question, place, answerData) },
 	});
 
 	// n8n resumes a wait that runs out by passing the node's input on without running the node, so the

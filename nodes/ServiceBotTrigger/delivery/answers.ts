@@ -1,25 +1,36 @@
 /**
  * Answers in the chat to a waiting Send and Wait for Response (the protocol: shared/answers.ts).
  * A tap on an answer button, or a reply to a free-text question, does not start this trigger's
- * workflow: the trigger checks the button's signature, brings the answer to the waiting execution's
- * resume URL, and tells the user what happened (the callback query's notice, or a reply for a
- * refused text). Everything here is keyed by the bot token; a button that fails the check resumes
- * nothing and only earns a notice.
+ * workflow: the trigger brings the answer to the waiting execution and tells the person what
+ * happened (the callback query's notice, or a reply for a refused text).
+ *
+ * n8n lets one answer resume a wait: the execution's reply `{resumed: true}` comes only for that
+ * one, after n8n has marked the execution running; every other answer to the same wait gets an
+ * error from n8n, and its person is told the question was already answered (by whom, when the
+ * winning answer went through this n8n process).
  */
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { AnswerReply, AnswerRequest } from '../../shared/answers';
-import { ANSWER_HEADER, FREE_TEXT, isAnswerData, readAnswerData, signAnswer } from '../../shared/answers';
+import type { AnswerButton, AnswerReply, AnswerRequest, WaitingReply } from '../../shared/answers';
+import {
+	ANSWER_HEADER,
+	FREE_TEXT,
+	chatAnswerUrl,
+	isAnswerData,
+	readAnswerData,
+	rememberedDecision,
+	signAnswer,
+	waitingBaseOf,
+} from '../../shared/answers';
 import { isObject } from '../../shared/json';
 import { LIMITS } from '../../shared/spec';
-import { callMethod } from '../../shared/transport';
+import { CREDENTIAL_TYPE, callMethod } from '../../shared/transport';
 import type { TriggerContext } from '../identity';
 import type { ReceivedUpdate } from './update';
 
-/** What the trigger needs to bring answers: a context to send with, and the bot token. */
+/** What the trigger needs to bring answers: a context to send with. */
 export interface AnswerDesk {
 	readonly ctx: TriggerContext;
-	readonly token: string;
 	/**
 	 * False for a polling test, which acknowledges nothing and would bring the same answer at every
 	 * look: it only recognises answers (they never start its workflow) and leaves them to the
@@ -28,9 +39,9 @@ export interface AnswerDesk {
 	readonly brings: boolean;
 }
 
-const NOTICES = {
+export const NOTICES = {
 	forged: 'This button is not valid.',
-	noLink: 'This question cannot be answered in the chat anymore.',
+	noLink: 'This question cannot be answered in the chat anymore: use the link of its answer page.',
 	gone: 'This question was already answered or has expired.',
 	failed: 'Your answer could not be delivered. Please try again.',
 	replyWithText: 'Reply to this message with your answer.',
@@ -47,12 +58,11 @@ function buttonsOf(message: unknown): Button[] {
 }
 
 /**
- * The waiting execution's resume URL, from the link button of the question (a URL cannot fit into
- * the 64 bytes of callback data). Only a URL of the execution the signed button names is taken:
- * the bot set the keyboard, so it is n8n's own signed URL.
+ * Version 1 buttons: the waiting execution's resume URL, from the link button of the question (only
+ * a URL of the execution the signed button names: the bot set the keyboard, so it is n8n's own).
  */
-function resumeUrlIn(buttons: Button[], executionId: string): string | undefined {
-	for (const { url } of buttons) {
+function legacyResumeUrl(message: unknown, executionId: string): string | undefined {
+	for (const { url } of buttonsOf(message)) {
 		if (typeof url !== 'string') continue;
 		try {
 			const parsed = new URL(url);
@@ -64,47 +74,116 @@ function resumeUrlIn(buttons: Button[], executionId: string): string | undefined
 	return undefined;
 }
 
-/** Brings the answer to the execution; the notice for the user, whatever n8n answers. */
-async function bringAnswer(desk: AnswerDesk, url: string, request: AnswerRequest): Promise<AnswerReply> {
+/** n8n's webhook-waiting base, from `$execution.resumeUrl` as n8n gives it to every node. */
+function waitingBase(desk: AnswerDesk): string | undefined {
+	const { ctx } = desk;
+	if (!('evaluateExpression' in ctx) || typeof ctx.evaluateExpression !== 'function') return undefined;
+	const resumeUrl: unknown = ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0);
+	return typeof resumeUrl === 'string' ? waitingBaseOf(resumeUrl) : undefined;
+}
+
+/** Where an answer to `button` goes, or undefined when it cannot be reached from this tap. */
+function answerUrl(desk: AnswerDesk, button: AnswerButton, message: unknown): string | undefined {
+	if (button.version === 1) return legacyResumeUrl(message, button.executionId);
+	const base = waitingBase(desk);
+	return base === undefined ? undefined : chatAnswerUrl(base, button);
+}
+
+/** The bot token as the credential holds it now (a changed token is used at once). */
+async function currentToken(desk: AnswerDesk): Promise<string> {
+	const credentials: IDataObject = await desk.ctx.getCredentials(CREDENTIAL_TYPE);
+	return typeof credentials.accessToken === 'string' ? credentials.accessToken : '';
+}
+
+type Response = { statusCode?: number; body?: unknown };
+
+async function post(desk: AnswerDesk, url: string, request: AnswerRequest): Promise<Response> {
 	const body = JSON.stringify(request);
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url,
 		body,
-		headers: { 'content-type': 'application/json', [ANSWER_HEADER]: signAnswer(desk.token, body) },
+		headers: { 'content-type': 'application/json', accept: 'application/json', [ANSWER_HEADER]: signAnswer(await currentToken(desk), body) },
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		timeout: 30_000,
 	};
-	let response: { statusCode?: number; body?: unknown };
+	return (await desk.ctx.helpers.httpRequest(options)) as Response;
+}
+
+function parsed(body: unknown): unknown {
+	if (typeof body !== 'string') return body;
 	try {
-		response = (await desk.ctx.helpers.httpRequest(options)) as { statusCode?: number; body?: unknown };
+		return JSON.parse(body) as unknown;
+	} catch {
+		// n8n answers with a page for a send-and-wait that no longer waits.
+		return body;
+	}
+}
+
+function isReply(value: unknown): value is AnswerReply {
+	return isObject(value) && typeof value.resumed === 'boolean' && typeof value.notice === 'string';
+}
+
+/**
+ * Whether the execution still waits on this question: asked after n8n refused an answer for a reason
+ * it does not tell (a second answer to the same wait and a database that is not ready look alike).
+ */
+async function stillWaitsOn(desk: AnswerDesk, url: string, request: AnswerRequest): Promise<boolean> {
+	try {
+		const response = (await desk.ctx.helpers.httpRequest({ method: 'GET', url, returnFullResponse: true, ignoreHttpStatusErrors: true, timeout: 10_000 })) as Response;
+		const reply = parsed(response.body);
+		if (response.statusCode !== 200 || !isObject(reply) || !isObject(reply.waiting)) return false;
+		const { waiting } = reply as unknown as WaitingReply;
+		return String(waiting.chatId).toLowerCase() === request.chatId.toLowerCase() && waiting.messageId === request.messageId;
+	} catch {
+		return false;
+	}
+}
+
+function alreadyAnswered(executionId: string, messageId: number): string {
+	const decision = rememberedDecision(executionId, messageId);
+	return decision === undefined ? NOTICES.gone : `This question was already answered: ${decision}`;
+}
+
+/**
+ * The fix when n8n's SSRF protection (N8N_SSRF_PROTECTION_ENABLED) refused the request: the trigger
+ * calls n8n's own resume URL, which an n8n on a private or loopback address must allow.
+ */
+function ssrfHint(error: unknown): string {
+	const name = error instanceof Error ? error.name : '';
+	if (!name.startsWith('SsrfBlocked')) return '';
+	return ". n8n's SSRF protection blocks the address of n8n's own webhook URL, where answers in the chat go: add its host name to N8N_SSRF_ALLOWED_HOSTNAMES (or its address to N8N_SSRF_ALLOWED_IP_RANGES) and restart n8n";
+}
+
+/** Brings the answer to the execution; what to tell the person, whatever n8n answers. */
+async function bringAnswer(desk: AnswerDesk, button: AnswerButton, url: string, request: AnswerRequest): Promise<AnswerReply> {
+	let response: Response;
+	try {
+		response = await post(desk, url, request);
 	} catch (error) {
 		desk.ctx.logger.warn(
-			`Service Bot Trigger "${desk.ctx.getNode().name}": an answer in the chat could not reach the waiting execution: ${(error as Error).message}`,
+			`Service Bot Trigger "${desk.ctx.getNode().name}": an answer in the chat could not reach the waiting execution: ${(error as Error).message}${ssrfHint(error)}`,
 		);
 		return { resumed: false, notice: NOTICES.failed };
 	}
-	let reply: unknown = response.body;
-	if (typeof reply === 'string') {
-		try {
-			reply = JSON.parse(reply) as unknown;
-		} catch {
-			// n8n answers with a page for a send-and-wait that no longer waits.
-		}
-	}
-	if (isObject(reply) && typeof reply.resumed === 'boolean' && typeof reply.notice === 'string') {
-		return { resumed: reply.resumed, notice: reply.notice };
-	}
-	// 404: no such execution; 409 or n8n's "no action required" page: it finished or timed out.
-	return { resumed: false, notice: NOTICES.gone };
+	const status = response.statusCode ?? 0;
+	const reply = parsed(response.body);
+	// The execution's own reply: it resumed with this answer, or it refused it.
+	if (isReply(reply) && (status < 500 || reply.resumed)) return { resumed: reply.resumed && status >= 200 && status < 300, notice: reply.notice };
+	// 401: n8n refused the resume key (a made-up button); 404: no such execution; n8n's page: it has finished.
+	if (status === 401) return { resumed: false, notice: NOTICES.forged };
+	if (status === 404 || (status === 200 && typeof reply === 'string')) return { resumed: false, notice: NOTICES.gone };
+	// 409 (running) or 500 (another answer resumed it first) — or n8n failed for another reason.
+	if (button.version === 2 && status >= 500 && (await stillWaitsOn(desk, url, request))) return { resumed: false, notice: NOTICES.failed };
+	return { resumed: false, notice: alreadyAnswered(button.executionId, request.messageId) };
 }
 
 async function notify(desk: AnswerDesk, callbackQueryId: string, text: string): Promise<void> {
 	try {
 		await callMethod(desk.ctx, 'answerCallbackQuery', {
 			callback_query_id: callbackQueryId,
-			text: text.slice(0, LIMITS.callbackAnswerText.max),
+			text: Array.from(text).slice(0, LIMITS.callbackAnswerText.max).join(''),
 		});
 	} catch (error) {
 		desk.ctx.logger.debug(`Service Bot Trigger "${desk.ctx.getNode().name}": the tap could not be answered: ${(error as Error).message}`);
@@ -131,9 +210,8 @@ function userOf(update: ReceivedUpdate): AnswerRequest['user'] {
 /** A tap on a button whose data looks like an answer's. */
 async function answerTap(desk: AnswerDesk, update: ReceivedUpdate, data: string): Promise<string> {
 	const callbackQueryId = update.callbackQueryId ?? '';
-	const chatId = update.chatId;
-	const messageId = update.messageId;
-	const button = chatId === undefined ? undefined : readAnswerData(desk.token, data, chatId);
+	const { chatId, messageId } = update;
+	const button = chatId === undefined ? undefined : readAnswerData(data, chatId, await currentToken(desk));
 	if (!button || chatId === undefined || messageId === undefined) {
 		await notify(desk, callbackQueryId, NOTICES.forged);
 		return 'a button with answer data that is not genuine';
@@ -143,64 +221,68 @@ async function answerTap(desk: AnswerDesk, update: ReceivedUpdate, data: string)
 		return `the answer button of a free-text question (execution ${button.executionId})`;
 	}
 	const message = isObject(update.body.callback_query) ? update.body.callback_query.message : undefined;
-	const url = resumeUrlIn(buttonsOf(message), button.executionId);
+	const url = answerUrl(desk, button, message);
 	if (!url) {
 		await notify(desk, callbackQueryId, NOTICES.noLink);
 		return `an answer to execution ${button.executionId} whose question has no resume link`;
 	}
-	const reply = await bringAnswer(desk, url, { choice: button.choice, chatId, messageId, user: userOf(update) });
+	const reply = await bringAnswer(desk, button, url, { choice: button.choice, chatId, messageId, user: userOf(update) });
 	await notify(desk, callbackQueryId, reply.notice);
 	return `an answer to execution ${button.executionId} (${reply.resumed ? 'resumed' : 'not resumed'})`;
 }
 
 interface FreeTextQuestion {
-	executionId: string;
+	button: AnswerButton;
 	messageId: number;
 	url: string;
 }
 
 /**
- * The free-text question a message replies to: the replied-to message carries the question's signed
- * answer button and its resume link. Undefined when the message is anything else.
+ * The free-text question a message replies to: the replied-to message (as the service includes it,
+ * by Telegram's convention) carries the question's answer button. Undefined when the message is
+ * anything else.
  */
-function repliedQuestion(desk: AnswerDesk, update: ReceivedUpdate): FreeTextQuestion | undefined {
+async function repliedQuestion(desk: AnswerDesk, update: ReceivedUpdate): Promise<FreeTextQuestion | undefined> {
 	const message = isObject(update.body.message) ? update.body.message : undefined;
 	const question = message?.reply_to_message;
 	const chatId = update.chatId;
 	if (!isObject(question) || typeof question.message_id !== 'number' || chatId === undefined) return undefined;
-	const buttons = buttonsOf(question);
-	const signed = buttons
-		.map(({ callback_data: data }) => (isAnswerData(data) ? readAnswerData(desk.token, data, chatId) : undefined))
-		.find((button) => button?.choice === FREE_TEXT);
-	const url = signed && resumeUrlIn(buttons, signed.executionId);
-	return signed && url ? { executionId: signed.executionId, messageId: question.message_id, url } : undefined;
+	const data = buttonsOf(question)
+		.map(({ callback_data: candidate }) => candidate)
+		.filter(isAnswerData);
+	if (data.length === 0) return undefined;
+	const token = await currentToken(desk);
+	const button = data.map((candidate) => readAnswerData(candidate, chatId, token)).find((candidate) => candidate?.choice === FREE_TEXT);
+	const url = button && answerUrl(desk, button, question);
+	return button && url ? { button, messageId: question.message_id, url } : undefined;
 }
 
 /** A reply to a free-text question: its text is the answer. */
 async function answerReply(desk: AnswerDesk, update: ReceivedUpdate, question: FreeTextQuestion): Promise<string> {
 	const chatId = update.chatId ?? '';
-	const of = `execution ${question.executionId}'s question`;
+	const of = `execution ${question.button.executionId}'s question`;
 	if (update.messageId === undefined) return `a reply to ${of} without a message ID`;
 	if (update.text === undefined || update.text.trim() === '') {
 		await replyTo(desk, chatId, update.messageId, NOTICES.textOnly);
 		return `a reply without text to ${of}`;
 	}
-	const reply = await bringAnswer(desk, question.url, { text: update.text, chatId, messageId: question.messageId, user: userOf(update) });
+	const reply = await bringAnswer(desk, question.button, question.url, { text: update.text, chatId, messageId: question.messageId, user: userOf(update) });
 	if (!reply.resumed) await replyTo(desk, chatId, update.messageId, reply.notice);
 	return `a reply to ${of} (${reply.resumed ? 'resumed' : 'not resumed'})`;
 }
 
-const LEFT_TO_PUBLISHED = 'it is an answer to a waiting execution; the published trigger brings it';
+/** An answer in the chat, recognised: `bring` takes it to the waiting execution and says what happened. */
+export interface ChatAnswer {
+	bring(): Promise<string>;
+}
 
-/**
- * Handles the update when it is an answer in the chat; returns why it then starts no workflow, or
- * undefined for any other update.
- */
-export async function handleAnswer(update: ReceivedUpdate, desk: AnswerDesk): Promise<string | undefined> {
+/** The update as an answer in the chat to a waiting execution, or undefined for any other update. */
+export async function recogniseAnswer(update: ReceivedUpdate, desk: AnswerDesk): Promise<ChatAnswer | undefined> {
 	if (update.type === 'callback_query' && isAnswerData(update.callbackData)) {
-		return desk.brings ? `it is ${await answerTap(desk, update, update.callbackData)}` : LEFT_TO_PUBLISHED;
+		const data = update.callbackData;
+		return { bring: async () => `it is ${await answerTap(desk, update, data)}` };
 	}
-	const question = update.type === 'message' ? repliedQuestion(desk, update) : undefined;
+	const question = update.type === 'message' ? await repliedQuestion(desk, update) : undefined;
 	if (!question) return undefined;
-	return desk.brings ? `it is ${await answerReply(desk, update, question)}` : LEFT_TO_PUBLISHED;
+	return { bring: async () => `it is ${await answerReply(desk, update, question)}` };
 }

@@ -1,19 +1,16 @@
 /**
- * What every delivery shares: one received update in, the item to emit or the reason to skip out.
- * The webhook (`webhook/receive.ts`) and the poller (`polling/poll.ts`) both call `deliverUpdate`,
- * so filters, the duplicate window and the output are one implementation.
- *
- * The update passes through `STAGES` in order; a stage either lets it go on or ends its delivery.
+ * What every delivery shares: one received update in; the item to emit, an answer to bring, or the
+ * reason to skip out. The webhook (`webhook/receive.ts`) and the poller (`polling/poll.ts`) both call
+ * `deliverUpdate`, so filters, the duplicate window and the output are one implementation.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { AnswerDesk } from './answers';
-import { handleAnswer } from './answers';
+import type { AnswerDesk, ChatAnswer } from './answers';
+import { recogniseAnswer } from './answers';
 import { seenBefore } from './duplicates';
 import type { Filters } from './filters';
 import { filteredOut } from './filters';
 import { outputItem } from './output';
-import type { ReceivedUpdate } from './update';
 import { parseUpdate } from './update';
 
 export interface DeliverySettings extends Filters {
@@ -30,6 +27,8 @@ export interface DeliveryEnvironment {
 
 export type Delivery =
 	| { readonly run: true; readonly updateId: number; readonly item: IDataObject }
+	/** An answer to a waiting execution: the caller brings it (the poller first acknowledges it). */
+	| { readonly run: false; readonly updateId: number; readonly answer: ChatAnswer }
 	| {
 			readonly run: false;
 			/** Absent when the body is not an update at all. */
@@ -37,30 +36,23 @@ export type Delivery =
 			readonly reason: string;
 	  };
 
-/** A step of the delivery: `undefined` lets the update go on, a text ends its delivery (the reason). */
-type Stage = (update: ReceivedUpdate, environment: DeliveryEnvironment) => string | undefined | Promise<string | undefined>;
-
-const notAnAnswer: Stage = async (update, { answers }) => await handleAnswer(update, answers);
-
-const selected: Stage = (update, { settings }) => filteredOut(update, settings);
-
-const notSeenBefore: Stage = (update, { windowKey }) => (seenBefore(windowKey, update.updateId) ? 'it was already received' : undefined);
+const LEFT_TO_PUBLISHED = 'it is an answer to a waiting execution; the published trigger brings it';
 
 /**
- * The stages, in order. Answers to waiting executions go first: they never start this workflow,
- * whatever Trigger On and the allow-lists say (the signature proves them; the action node checks
- * who may answer), and n8n refuses a second resume of the same wait, so they need no duplicate
- * window either.
+ * The update's way, in order: an update received before is not handled again (an answer neither: the
+ * person who answered must not be told their question was answered already); an answer to a waiting
+ * execution never starts this workflow, whatever Trigger On and the allow-lists say (the waiting
+ * execution checks who may answer); any other update starts it when the filters select it.
  */
-const STAGES: readonly Stage[] = [notAnAnswer, selected, notSeenBefore];
-
 export async function deliverUpdate(body: unknown, environment: DeliveryEnvironment): Promise<Delivery> {
 	const parsed = parseUpdate(body);
 	if (!parsed.ok) return { run: false, reason: `not an update: ${parsed.reason}` };
 	const { update } = parsed;
-	for (const stage of STAGES) {
-		const reason = await stage(update, environment);
-		if (reason !== undefined) return { run: false, updateId: update.updateId, reason };
-	}
-	return { run: true, updateId: update.updateId, item: outputItem(update, environment.settings.addHandyFields) };
+	const { updateId } = update;
+	if (seenBefore(environment.windowKey, updateId)) return { run: false, updateId, reason: 'it was already received' };
+	const answer = await recogniseAnswer(update, environment.answers);
+	if (answer) return environment.answers.brings ? { run: false, updateId, answer } : { run: false, updateId, reason: LEFT_TO_PUBLISHED };
+	const reason = filteredOut(update, environment.settings);
+	if (reason !== undefined) return { run: false, updateId, reason };
+	return { run: true, updateId, item: outputItem(update, environment.settings.addHandyFields) };
 }

@@ -33,7 +33,7 @@
 import type { IDataObject, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { callMethod } from '../../shared/transport';
+import { callMethod, rereadToken } from '../../shared/transport';
 import { deliverUpdate } from '../delivery/deliver';
 import type { DeliveryEnvironment } from '../delivery/deliver';
 import { deliveryKey, fingerprint, identityOf, keyed, runOf } from '../identity';
@@ -150,7 +150,8 @@ class Poller {
 		private readonly ctx: ITriggerFunctions,
 		private readonly options: PollingOptions,
 		private readonly environment: DeliveryEnvironment,
-		private readonly token: string,
+		/** The bot token the loop polls with: the credential's, read again when the service refuses it. */
+		private token: string,
 	) {
 		this.botKey = fingerprint('polling-offset', keyed(token, 'bot:v1', []));
 		this.test = runOf(ctx) === 'test';
@@ -206,6 +207,8 @@ class Poller {
 
 	private async loop(): Promise<void> {
 		let failures = 0;
+		/** Batches in a row that held nothing to acknowledge. */
+		let unreadable = 0;
 		let conflictSince: number | undefined;
 		let offset = this.storedOffset();
 		while (!this.signal.aborted) {
@@ -223,7 +226,15 @@ class Poller {
 				if (this.signal.aborted) return;
 				failures++;
 				const status = apiStatus(error);
-				if (status === '401') return this.report(tokenRefused(this.ctx));
+				if (status === '401') {
+					// The token was changed in the credential (after a leak) while the workflow stays published:
+					// go on with the new one, for the same bot (its offset and keys stay).
+					const current = failures === 1 ? await rereadToken(this.ctx) : this.token;
+					if (current === this.token) return this.report(tokenRefused(this.ctx));
+					this.ctx.logger.info(`${this.name}: the bot token in the credential was changed; polling with the new one`);
+					this.token = current;
+					continue;
+				}
 				if (status === '409') {
 					const conflict = await this.webhookSetMeanwhile();
 					if (conflict) return this.report(conflict);
@@ -267,8 +278,18 @@ class Poller {
 				continue;
 			}
 			const next = await this.emitAll(updates, offset);
-			// Entries without an update_id cannot be acknowledged: do not ask for them again at once.
-			if (next === offset) await pause(POLL_TIMING.idlePauseMs, this.signal);
+			if (next === offset) {
+				// Entries without an update_id cannot be acknowledged, so the service sends them again: ask
+				// less and less often (as after a failure) instead of every second.
+				unreadable++;
+				const wait = Math.min(POLL_TIMING.backoffStartMs * 2 ** Math.min(unreadable - 1, 16), POLL_TIMING.backoffMaxMs);
+				if (unreadable === 1 || unreadable % WARN_EVERY === 0) {
+					this.ctx.logger.warn(`${this.name}: the service keeps sending entries that are not updates (no update_id); they cannot be acknowledged. Asking again in ${Math.round(wait / 100) / 10} s`);
+				}
+				await pause(wait, this.signal);
+			} else {
+				unreadable = 0;
+			}
 			offset = next;
 		}
 	}
@@ -289,6 +310,23 @@ class Poller {
 		this.ctx.emit([this.ctx.helpers.returnJsonArray([item])], undefined, undefined, deduplicationKey);
 	}
 
+	/**
+	 * Tells the service that every update below `offset` is done. Before an answer is brought: brought
+	 * twice (n8n stopping before the next poll), its person would be told the question was answered
+	 * already; an answer that is lost instead can simply be given again.
+	 */
+	private async acknowledge(offset: number): Promise<void> {
+		try {
+			await callMethod(this.ctx, 'getUpdates', { offset, limit: 1, timeout: 0, allowed_updates: [...ALLOWED_UPDATES] }, {
+				idempotent: true,
+				abortSignal: this.signal,
+				retry: { rateLimitRetries: 0, transientRetries: 0 },
+			});
+		} catch (error) {
+			this.ctx.logger.debug(`${this.name}: could not acknowledge update ${offset - 1} before bringing its answer: ${messageOf(error)}`);
+		}
+	}
+
 	/** Production: every update in order; returns the next offset. */
 	private async emitAll(updates: unknown[], offset: number | undefined): Promise<number | undefined> {
 		let next = offset;
@@ -296,7 +334,7 @@ class Poller {
 			if (this.signal.aborted) break;
 			const delivery = await deliverUpdate(body, this.environment);
 			if (delivery.updateId === undefined) {
-				if (!delivery.run) this.ctx.logger.warn(`${this.name}: skipped an answer entry that is ${delivery.reason}`);
+				if (!delivery.run) this.ctx.logger.warn(`${this.name}: skipped an entry that is ${'reason' in delivery ? delivery.reason : 'not an update'}`);
 				continue;
 			}
 			next = Math.max(next ?? 0, delivery.updateId + 1);
@@ -304,6 +342,9 @@ class Poller {
 			this.storeOffset(next);
 			if (delivery.run) {
 				this.emitUpdate(delivery.item, delivery.updateId);
+			} else if ('answer' in delivery) {
+				await this.acknowledge(next);
+				this.ctx.logger.debug(`${this.name}: update ${delivery.updateId} not run: ${await delivery.answer.bring()}`);
 			} else {
 				this.ctx.logger.debug(`${this.name}: update ${delivery.updateId} not run: ${delivery.reason}`);
 			}
@@ -338,7 +379,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 		{
 			settings,
 			windowKey: deliveryKey(token, identity, 'polling', run),
-			answers: { ctx: this, token, brings: run === 'production' },
+			answers: { ctx: this, brings: run === 'production' },
 		},
 		token,
 	);

@@ -12,7 +12,7 @@
  *   gives it back when the test ends: its secret can be derived again, and its URL and options are
  *   those the service reported before the take-over.
  */
-import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { callMethod } from '../../shared/transport';
@@ -21,7 +21,7 @@ import { fingerprint, identityOf, runOf } from '../identity';
 import type { WebhookOptions } from '../settings';
 import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../settings';
 import { webhookInfo } from '../webhookInfo';
-import { deriveSecret } from './secret';
+import { deriveSecret, secretDigest } from './secret';
 import { displayUrl, ownershipOf, sameUrl, webhookUrlProblem } from './urls';
 
 /** What create() registered, kept in the node's static data (a test's own static data for a test). */
@@ -29,6 +29,8 @@ interface RegistrationRecord {
 	url: string;
 	/** One-way tag of the secret and the options sent with it; never the secret itself. */
 	tag: string;
+	/** Digest of the secret the service was given (`secretDigest`), so pushes stay accepted after a token change. */
+	secretDigest?: string;
 	/** Absent in records of version 0.1.0, which registered production webhooks only in practice. */
 	run?: Run;
 	/** A test that took over the published webhook: what to register again when the test ends. */
@@ -57,9 +59,15 @@ function registeredUrl(ctx: IHookFunctions): string {
 	return url;
 }
 
-function readRecord(ctx: IHookFunctions): RegistrationRecord | undefined {
+function readRecord(ctx: IHookFunctions | IWebhookFunctions): RegistrationRecord | undefined {
 	const record = ctx.getWorkflowStaticData('node')[REGISTRATION_KEY] as RegistrationRecord | undefined;
 	return record && typeof record.url === 'string' ? record : undefined;
+}
+
+/** The digest of the secret the production webhook was registered with, if create() kept one. */
+export function registeredSecretDigest(ctx: IWebhookFunctions): string | undefined {
+	const record = readRecord(ctx);
+	return record?.run === 'production' && typeof record.secretDigest === 'string' ? record.secretDigest : undefined;
 }
 
 function forgetRecord(ctx: IHookFunctions): void {
@@ -78,6 +86,7 @@ interface Registration {
 	options: WebhookOptions;
 	body: IDataObject;
 	tag: string;
+	secret: string;
 }
 
 /** Everything create() would send, with every parameter (and n8n's webhook URL) checked first. */
@@ -94,7 +103,7 @@ async function planRegistration(ctx: IHookFunctions): Promise<Registration> {
 	const body: IDataObject = { url, secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] };
 	if (options.maxConnections !== undefined) body.max_connections = options.maxConnections;
 	if (options.dropPendingUpdates) body.drop_pending_updates = true;
-	return { url, token, run, identity, options, body, tag: registrationTag(secret, ALLOWED_UPDATES, options.maxConnections) };
+	return { url, token, run, identity, options, body, secret, tag: registrationTag(secret, ALLOWED_UPDATES, options.maxConnections) };
 }
 
 /**
@@ -119,7 +128,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const info = await webhookInfo(this);
 	const current = info.url ?? '';
 	const shown = displayUrl(current, plan.token);
-	const record: RegistrationRecord = { url: plan.url, tag: plan.tag, run: plan.run };
+	const record: RegistrationRecord = { url: plan.url, tag: plan.tag, run: plan.run, secretDigest: secretDigest(plan.secret) };
 	switch (ownershipOf(current, plan.url, node.webhookId)) {
 		case 'sibling':
 			if (plan.run === 'production') {

@@ -7,7 +7,8 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { deliverUpdate } from '../delivery/deliver';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../identity';
 import { readDeliverySettings, requireToken } from '../settings';
-import { SECRET_HEADER, deriveSecret, legacySecret, secretMatches } from './secret';
+import { registeredSecretDigest } from './lifecycle';
+import { SECRET_HEADER, deriveSecret, legacySecret, matchesDigest, secretMatches } from './secret';
 
 const WARN_INTERVAL_MS = 60_000;
 /** When each trigger last warned about refused pushes (bounded: one entry per trigger served). */
@@ -35,14 +36,17 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const token = await requireToken(this);
 	const identity = identityOf(this);
 	const run = runOf(this);
-	const accepted = [deriveSecret(token, identity, run)];
+	const secrets = [deriveSecret(token, identity, run)];
 	if (run === 'production') {
 		// Registrations of version 0.1.0, which n8n keeps using across upgrades and restarts.
 		const productionUrl = this.getNodeWebhookUrl('default');
-		if (productionUrl) accepted.push(legacySecret(token, identity, productionUrl));
+		if (productionUrl) secrets.push(legacySecret(token, identity, productionUrl));
 	}
 
-	if (!secretMatches(this.getHeaderData()[SECRET_HEADER], accepted)) {
+	const received = this.getHeaderData()[SECRET_HEADER];
+	// After a token change the service still sends the secret it was given (kept as a digest).
+	const fromService = secretMatches(received, secrets) || (run === 'production' && matchesDigest(received, registeredSecretDigest(this)));
+	if (!fromService) {
 		warnRefused(this, fingerprint('refused', identity.workflowId, identity.nodeId, run), run === 'test');
 		this.getResponseObject().status(403).end();
 		return { noWebhookResponse: true };
@@ -52,8 +56,12 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		settings: readDeliverySettings(this),
 		windowKey: deliveryKey(token, identity, 'webhook', run),
 		// A test webhook receives the bot's pushes while it listens, so it brings answers too.
-		answers: { ctx: this, token, brings: true },
+		answers: { ctx: this, brings: true },
 	});
+	if (!delivery.run && 'answer' in delivery) {
+		this.logger.debug(`Service Bot Trigger "${node.name}": update ${delivery.updateId} not run: ${await delivery.answer.bring()}`);
+		return {};
+	}
 	if (!delivery.run) {
 		if (delivery.updateId === undefined) {
 			this.logger.warn(`Service Bot Trigger "${node.name}": acknowledged a request that is ${delivery.reason}`);

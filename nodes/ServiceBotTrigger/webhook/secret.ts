@@ -8,9 +8,11 @@
  *   registers the webhook, a webhook process in queue mode, any process after a restart, the
  *   editor's test run, and a test that hands a published workflow's webhook back to it.
  * - Test and production get different secrets, as do two nodes or two workflows.
- * Trade-off: a new bot token gives a new secret, so after a token change the webhook must be
- * registered again (deactivate and activate the workflow); until then pushes are refused and a
- * warning says so (see `receive.ts`).
+ * A new bot token gives a new secret, while the service keeps the one it was given: so create()
+ * also keeps a digest of the secret it registered (`secretDigest`, in the node's static data), and a
+ * production push with that secret is accepted after the token was changed in the credential,
+ * until the workflow is published again. Without that record (a test, or a registration of an
+ * older version) pushes are refused and a warning says what to do (see `receive.ts`).
  *
  * Version 0.1.0 derived the secret over the webhook URL instead of the run. n8n does not register a
  * published workflow's webhook again on restart, so production deliveries also accept that secret
@@ -36,6 +38,18 @@ export function legacySecret(token: string, identity: TriggerIdentity, url: stri
 
 function digest(value: string): Buffer {
 	return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** A one-way digest of a registered secret, to keep instead of the secret (base64url). */
+export function secretDigest(secret: string): string {
+	return digest(secret).toString('base64url');
+}
+
+/** Whether the received header is the secret whose digest create() kept, in constant time. */
+export function matchesDigest(received: unknown, kept: string | undefined): boolean {
+	if (typeof received !== 'string' || received.length === 0 || kept === undefined) return false;
+	const expected = Buffer.from(kept, 'base64url');
+	return expected.length === 32 && timingSafeEqual(digest(received), expected);
 }
 
 /**

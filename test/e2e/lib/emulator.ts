@@ -110,9 +110,16 @@ export class EmulatorProcess {
 		return this.control('POST', 'messages', { chatId, userId, text });
 	}
 
-	/** The demo user clicks the inline button with `data` under message `messageId`. */
-	userClicks(messageId: number, data: string, chatId = this.demo.privateChatId, userId = this.demo.userId): Promise<Record<string, unknown>> {
-		return this.control('POST', 'clicks', { chatId, userId, messageId, data });
+	/**
+	 * The demo user clicks the inline button with `data` under message `messageId`. `oldMessage`: the
+	 * click carries only the message's id and chat, as Telegram sends it for messages older than 48 hours.
+	 */
+	userClicks(
+		messageId: number,
+		data: string,
+		{ chatId = this.demo.privateChatId, userId = this.demo.userId, oldMessage = false }: { chatId?: string; userId?: string; oldMessage?: boolean } = {},
+	): Promise<Record<string, unknown>> {
+		return this.control('POST', 'clicks', { chatId, userId, messageId, data, oldMessage });
 	}
 
 	addUser(firstName: string): Promise<{ userId: string }> {

@@ -36,6 +36,7 @@ export type WebhookPolicy = (call: WebhookCall) => { upstream?: number; dropAnsw
 
 /** A call of a waiting execution's resume URL (`/webhook-waiting/…`) and where it went. */
 export interface WaitingCall {
+	method: string;
 	path: string;
 	/** Index of the webhook upstream it went to. */
 	upstream: number;
@@ -127,6 +128,13 @@ export class LoadBalancer {
 		return this.deliveries.get(deliveryKey(path, updateId)) ?? [];
 	}
 
+	/** Updates pushed more than once (the service sends an update again after a failed push), with the statuses of each copy. */
+	resent(): Array<{ key: string; statuses: Array<number | undefined> }> {
+		return [...this.deliveries.entries()]
+			.filter(([, copies]) => copies.length > 1)
+			.map(([key, copies]) => ({ key, statuses: copies.map((copy) => copy.status) }));
+	}
+
 	async close(): Promise<void> {
 		await new Promise<void>((resolve) => {
 			this.server.close(() => resolve());
@@ -158,7 +166,7 @@ export class LoadBalancer {
 		target.requests += 1;
 		const delivery: Delivery = { upstream, answerDropped: decision.dropAnswer === true };
 		if (key !== undefined) this.deliveries.set(key, [...earlier, delivery]);
-		const waiting: WaitingCall | undefined = path.startsWith('/webhook-waiting/') ? { path, upstream } : undefined;
+		const waiting: WaitingCall | undefined = path.startsWith('/webhook-waiting/') ? { method: req.method ?? 'GET', path, upstream } : undefined;
 		if (waiting) this.waitingCalls.push(waiting);
 		delivery.status = await this.forward(target.url, req, body, res, delivery.answerDropped);
 		if (waiting) waiting.status = delivery.status;

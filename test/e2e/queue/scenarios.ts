@@ -119,7 +119,7 @@ const echoAtScale: Scenario = {
 		const t1 = Date.now();
 		for (const chat of chats) {
 			for (const echo of (histories.get(chat.chatId) ?? []).slice(0, 5)) {
-				const update = (await emulator.userClicks(echo.message_id, 'nice', chat.chatId, chat.userId)) as { callback_query: { id: string } };
+				const update = (await emulator.userClicks(echo.message_id, 'nice', { chatId: chat.chatId, userId: chat.userId })) as { callback_query: { id: string } };
 				clicks.push({ chat, messageId: echo.message_id, callbackId: update.callback_query.id });
 			}
 		}
@@ -158,8 +158,13 @@ const echoAtScale: Scenario = {
 			const edit = ok('editMessageText').find((call) => call.body.chat_id === click.chat.chatId && Number(call.body.message_id) === click.messageId);
 			assert.ok(answer && edit && Number(answer.seq) < Number(edit.seq), `click ${click.callbackId}: answered, then edited`);
 		}
-		assert.equal((await emulator.webhook())?.lastError, null, 'no push failed');
-		ctx.log(`the service: ${sent.length} echoes (one each), ${clicks.length} clicks answered once and edited after their answer`);
+		// A webhook process under load may refuse a push (n8n answers 503 "Database is not ready!"); the
+		// service then sends it again. Users are promised none lost and none doubled (above), so re-sent
+		// pushes are a measurement, not a failure.
+		const resent = cluster.proxy.resent();
+		ctx.log(
+			`the service: ${sent.length} echoes (one each), ${clicks.length} clicks answered once and edited after their answer; ${resent.length} pushes sent again${resent.length > 0 ? ` (statuses: ${resent.map((entry) => entry.statuses.join('→')).join(', ')}); last push error: ${JSON.stringify((await emulator.webhook())?.lastError ?? null)}` : ''}`,
+		);
 
 		// n8n's side: one successful execution per update, each run by a worker, both workers used.
 		assert.equal(executions.length, total, `${total} executions`);
@@ -397,14 +402,16 @@ const pollingOnMain: Scenario = {
 const QUESTION = 'Refund order #1042 (35.00 EUR)?';
 
 const sendAndWaitOnWorkers: Scenario = {
-	name: 'send and wait: an execution started by a production webhook waits in Postgres; the tap taken by one webhook process comes back to /webhook-waiting through the other, and the execution resumes and finishes on a worker; the echo bot does not run',
+	name: 'send and wait: an execution started by a production webhook waits in Postgres; Approve and Decline tapped at once reach two webhook processes, one answer resumes the execution on a worker, and the chat agrees with it; the echo bot does not run',
 	async run(ctx) {
 		const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
-		// The service's pushes go to webhook-1, resume URLs to webhook-2: the answer the trigger brings
-		// must reach the waiting execution through another process than the one the trigger runs in.
+		// Two taps of one question: the service pushes them to different webhook processes (by the parity
+		// of their update_id, consecutive for two clicks), and each trigger brings its answer through a
+		// resume URL that the load balancer sends on in turn to both processes.
+		let resumes = 0;
 		const policy: WebhookPolicy = ({ path, updateId }) => {
-			if (path.startsWith('/webhook-waiting/')) return { upstream: 1 };
-			return updateId === undefined ? {} : { upstream: 0 };
+			if (path.startsWith('/webhook-waiting/')) return { upstream: resumes++ % 2 };
+			return updateId === undefined ? {} : { upstream: updateId % 2 };
 		};
 		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl, policy });
 		const recorder = recorderOf(cluster);
@@ -442,82 +449,96 @@ const sendAndWaitOnWorkers: Scenario = {
 			buttons.map((button) => button.text),
 			['✅ Approve', '❌ Decline', '🌐 Answer in the browser'],
 		);
-		const approve = buttons[0];
-		assert.match(String(approve.callback_data), new RegExp(`^w1:${waiting.id}:0:`), 'the Approve button names the waiting execution');
+		const [approve, decline] = buttons;
+		assert.match(String(approve.callback_data), new RegExp(`^w2:${Number(waiting.id).toString(36)}:0:`), 'the Approve button names the waiting execution');
 		assert.ok(String(buttons[2].url).startsWith(`${cluster.proxy.url}/webhook-waiting/${waiting.id}/`), `the resume URL is the load balancer's: ${String(buttons[2].url)}`);
 		ctx.log(`execution ${waiting.id} waits in Postgres (waitTill ${stored?.waitTill}), started by ${(cluster.startedBy.get(waiting.id) ?? []).join(', ')}`);
 
-		// The demo user taps Approve; the service pushes the tap to the echo bot's webhook.
+		// The demo user taps Approve and Decline at once; the service pushes both taps to the echo bot's webhook.
 		const tapped = Date.now();
-		const tap = await emulator.userClicks(question.message_id, String(approve.callback_data));
+		const taps = await Promise.all([
+			emulator.userClicks(question.message_id, String(approve.callback_data)),
+			emulator.userClicks(question.message_id, String(decline.callback_data)),
+		]);
 		const decision = await waitFor(
 			'the follow-up message with the decision',
 			async () => botMessages(await emulator.history()).find((message) => message.text?.startsWith('approved: ')),
 			{ limitMs: 120_000 },
 		);
-		assert.equal(decision.text, 'approved: true (Demo)');
 		const finished = await waitFor('the execution to finish', async () => {
 			const state = await cluster.execution(waiting.id);
 			return state && !UNFINISHED.has(state.status) ? state : undefined;
 		});
 		assert.equal(finished.status, 'success', 'the resumed execution ends in success');
 		assert.equal(finished.finished, true);
-		ctx.log(`tapped Approve: "${decision.text}" ${((Date.now() - tapped) / 1000).toFixed(1)} s later; execution ${waiting.id}: ${finished.status}`);
+		const approved = decision.text === 'approved: true (Demo)';
+		assert.ok(approved || decision.text === 'approved: false (Demo)', `the follow-up says the decision: ${String(decision.text)}`);
+		const chosen = approved ? '✅ Approve' : '❌ Decline';
+		const [won, lost] = approved ? taps : [taps[1], taps[0]];
+		ctx.log(`tapped Approve and Decline at once: "${decision.text}" ${((Date.now() - tapped) / 1000).toFixed(1)} s later; execution ${waiting.id}: ${finished.status}`);
 
-		// The chat: the tap answered with the decision, the question shows it without buttons.
+		// The way in: each tap reached a different webhook process, once.
+		await emulator.idle();
+		const hookPath = new URL(hook.url).pathname;
+		const tapProcesses = taps.map((tap) => {
+			const copies = cluster.proxy.copies(hookPath, Number(tap.update_id));
+			assert.equal(copies.length, 1, `the service pushed tap ${String(tap.update_id)} once`);
+			assert.equal(copies[0].status, 200);
+			return QueueCluster.nameOf(cluster.webhooks[copies[0].upstream]);
+		});
+		assert.deepEqual([...tapProcesses].sort(), ['webhook-1', 'webhook-2'], 'the two taps reached different webhook processes');
+
+		// The chat agrees with the execution: the question shows the answer it got, the tap that counted
+		// is told its answer, the other that the question was already answered.
+		const tapId = (tap: Record<string, unknown>) => String((tap.callback_query as { id: string }).id);
+		const notices = await waitFor('both taps to be answered', async () => {
+			const answers = await emulator.callbackAnswers();
+			const of = (tap: Record<string, unknown>) => answers.filter((answer) => answer.callback_query_id === tapId(tap)).map((answer) => String(answer.text));
+			return of(won).length > 0 && of(lost).length > 0 ? { won: of(won), lost: of(lost) } : undefined;
+		});
+		assert.deepEqual(notices.won, [chosen], 'the tap that counted is told its answer');
+		assert.equal(notices.lost.length, 1, `the other tap is answered once: ${JSON.stringify(notices.lost)}`);
+		assert.match(notices.lost[0], /^This question was already answered/, 'the other tap is told the question was already answered');
+		assert.ok(!notices.lost[0].includes(approved ? '❌ Decline' : '✅ Approve'), `the other tap is not told its own answer: ${notices.lost[0]}`);
 		const answered = (await emulator.history()).find((message) => message.message_id === question.message_id);
-		assert.equal(answered?.text, `${QUESTION}\n\n✅ Approve — Demo`, 'the question shows the answer');
+		assert.equal(answered?.text, `${QUESTION}\n\n${chosen} — Demo`, 'the question shows the answer the execution got');
 		assert.equal(answered?.reply_markup, undefined, 'the question lost its buttons');
-		const callbackAnswers = await emulator.callbackAnswers();
-		assert.deepEqual(
-			callbackAnswers.map((answer) => answer.text),
-			['✅ Approve'],
-			'the tap was answered once, with the decision',
-		);
 		assert.deepEqual(
 			botMessages(await emulator.history()).map((message) => message.text),
-			[`${QUESTION}\n\n✅ Approve — Demo`, 'approved: true (Demo)'],
-			'the bot sent the question and the decision, no echo',
+			[`${QUESTION}\n\n${chosen} — Demo`, decision.text],
+			'the bot sent the question and one decision, no echo',
 		);
-		assert.equal((await cluster.executions(echoId)).length, 0, 'the tap did not start the echo bot');
+		assert.equal((await cluster.executions(echoId)).length, 0, 'the taps did not start the echo bot');
 
-		// The way back: the tap reached webhook-1 once; its trigger called the resume URL, which the load
-		// balancer sent to webhook-2; the execution resumed on a worker.
-		const hookPath = new URL(hook.url).pathname;
-		const tapCopies = cluster.proxy.copies(hookPath, Number(tap.update_id));
-		assert.equal(tapCopies.length, 1, 'the service pushed the tap once');
-		assert.equal(tapCopies[0].status, 200);
-		const tapProcess = QueueCluster.nameOf(cluster.webhooks[tapCopies[0].upstream]);
-		const resumeCalls = cluster.proxy.waitingCalls;
-		assert.equal(resumeCalls.length, 1, `calls of /webhook-waiting/: ${resumeCalls.map((call) => call.path).join(', ')}`);
-		assert.ok(resumeCalls[0].path.startsWith(`/webhook-waiting/${waiting.id}/`), resumeCalls[0].path);
-		assert.equal(resumeCalls[0].status, 200);
-		const resumeProcess = QueueCluster.nameOf(cluster.webhooks[resumeCalls[0].upstream]);
-		assert.deepEqual([tapProcess, resumeProcess], ['webhook-1', 'webhook-2'], 'the tap and the resume URL reached different webhook processes');
+		// The way back: both answers came to /webhook-waiting/ (through both processes); one resumed the
+		// execution, on a worker.
+		const answers = cluster.proxy.waitingCalls.filter((call) => call.method === 'POST');
+		assert.equal(answers.length, 2, `answers to /webhook-waiting/: ${answers.map((call) => `${call.path} ${String(call.status)}`).join(', ')}`);
+		for (const call of answers) assert.ok(call.path.startsWith(`/webhook-waiting/${waiting.id}/`), call.path);
+		assert.deepEqual([...new Set(answers.map((call) => QueueCluster.nameOf(cluster.webhooks[call.upstream])))].sort(), ['webhook-1', 'webhook-2'], 'the answers reached both processes');
+		assert.equal(answers.filter((call) => call.status === 200).length, 1, `one answer accepted: ${answers.map((call) => String(call.status)).join(', ')}`);
 		const perWorker = assertRanOnWorkers(cluster, [waiting.id], { starts: 2 });
 		const startedBy = cluster.startedBy.get(waiting.id) ?? [];
-		ctx.log(`the tap went to ${tapProcess}; the resume URL (1 call) to ${resumeProcess}; the execution ran on ${startedBy[0]}, then resumed on ${startedBy[1]} (${describeCounts(perWorker)})`);
+		ctx.log(
+			`the taps went to ${tapProcesses.join(' and ')}; answers to /webhook-waiting/ answered ${answers.map((call) => `${String(call.status)} by ${QueueCluster.nameOf(cluster.webhooks[call.upstream])}`).join(', ')}; the execution ran on ${startedBy[0]}, then resumed on ${startedBy[1]} (${describeCounts(perWorker)})`,
+		);
 
-		// Who called the service: the question and the decision from workers, the tap's answer from the
-		// trigger's process, the question's update from the process that took the resume URL.
+		// Who called the service: the question and the decision from workers, the taps' answers from the
+		// triggers' processes, one update of the question from the process whose answer won.
 		const sends = recorder.of('sendMessage');
 		assert.deepEqual(
 			sends.map((call) => [String(call.body.text), call.process.replace(/-\d+$/, '')]),
 			[
 				[QUESTION, 'worker'],
-				['approved: true (Demo)', 'worker'],
+				[decision.text, 'worker'],
 			],
 			`sendMessage by ${callers(recorder, 'sendMessage')}`,
 		);
+		assert.equal(recorder.of('answerCallbackQuery').length, 2, 'each tap answered once');
 		assert.deepEqual(
-			recorder.of('answerCallbackQuery').map((call) => [call.process, call.body.text]),
-			[[tapProcess, '✅ Approve']],
-			'the trigger that took the tap answered it',
-		);
-		assert.deepEqual(
-			recorder.of('editMessageText').map((call) => [call.process, Number(call.body.message_id)]),
-			[[resumeProcess, question.message_id]],
-			'the process that took the resume URL updated the question',
+			recorder.of('editMessageText').map((call) => Number(call.body.message_id)),
+			[question.message_id],
+			'the question was updated once',
 		);
 		ctx.log(
 			`calls to the service by process: sendMessage ${callers(recorder, 'sendMessage')}; answerCallbackQuery ${callers(recorder, 'answerCallbackQuery')}; editMessageText ${callers(recorder, 'editMessageText')}`,
