@@ -447,6 +447,13 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			};
 			const context = new TriggerContext(workflow, workflow.getNode(node.name)!, additionalData, 'trigger', 'activate', emit, emitError);
 			started.response = await triggerFn().call(context);
+			// n8n 2.41.1 evaluates expressions in an isolate (its default 'vm' engine) that it acquires while
+			// it activates the trigger and for each execution; a trigger that evaluates one later gets this.
+			Object.assign(context, {
+				evaluateExpression: () => {
+					throw new Error('No bridge acquired for this context. Call acquire() first.');
+				},
+			});
 			saveStaticData(workflow);
 			return {
 				emitted,

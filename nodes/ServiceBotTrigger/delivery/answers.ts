@@ -28,7 +28,7 @@ import { CREDENTIAL_TYPE, callMethod } from '../../shared/transport';
 import type { TriggerContext } from '../identity';
 import type { ReceivedUpdate } from './update';
 
-/** What the trigger needs to bring answers: a context to send with. */
+/** What the trigger needs to bring answers: a context to send with, and where n8n takes answers. */
 export interface AnswerDesk {
 	readonly ctx: TriggerContext;
 	/**
@@ -37,6 +37,17 @@ export interface AnswerDesk {
 	 * published trigger.
 	 */
 	readonly brings: boolean;
+	/** n8n's webhook-waiting base URL (undefined where n8n gives none). */
+	readonly waitingBase: string | undefined;
+}
+
+/**
+ * The desk of a trigger: made while n8n runs the trigger's function (its activation, or a webhook
+ * request), because n8n evaluates expressions only then — a poll loop that evaluated one later would
+ * get "No bridge acquired for this context" from n8n 2.41's expression engine.
+ */
+export function answerDesk(ctx: TriggerContext, brings: boolean): AnswerDesk {
+	return { ctx, brings, waitingBase: waitingBaseFrom(ctx) };
 }
 
 export const NOTICES = {
@@ -75,8 +86,7 @@ function legacyResumeUrl(message: unknown, executionId: string): string | undefi
 }
 
 /** n8n's webhook-waiting base, from `$execution.resumeUrl` as n8n gives it to every node. */
-function waitingBase(desk: AnswerDesk): string | undefined {
-	const { ctx } = desk;
+function waitingBaseFrom(ctx: TriggerContext): string | undefined {
 	if (!('evaluateExpression' in ctx) || typeof ctx.evaluateExpression !== 'function') return undefined;
 	const resumeUrl: unknown = ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0);
 	return typeof resumeUrl === 'string' ? waitingBaseOf(resumeUrl) : undefined;
@@ -85,8 +95,7 @@ function waitingBase(desk: AnswerDesk): string | undefined {
 /** Where an answer to `button` goes, or undefined when it cannot be reached from this tap. */
 function answerUrl(desk: AnswerDesk, button: AnswerButton, message: unknown): string | undefined {
 	if (button.version === 1) return legacyResumeUrl(message, button.executionId);
-	const base = waitingBase(desk);
-	return base === undefined ? undefined : chatAnswerUrl(base, button);
+	return desk.waitingBase === undefined ? undefined : chatAnswerUrl(desk.waitingBase, button);
 }
 
 /** The bot token as the credential holds it now (a changed token is used at once). */

@@ -34,6 +34,7 @@ import type { IDataObject, ITriggerFunctions, ITriggerResponse, JsonObject } fro
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { callMethod, rereadToken } from '../../shared/transport';
+import { answerDesk } from '../delivery/answers';
 import { deliverUpdate } from '../delivery/deliver';
 import type { DeliveryEnvironment } from '../delivery/deliver';
 import { deliveryKey, fingerprint, identityOf, keyed, runOf } from '../identity';
@@ -379,7 +380,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 		{
 			settings,
 			windowKey: deliveryKey(token, identity, 'polling', run),
-			answers: { ctx: this, brings: run === 'production' },
+			answers: answerDesk(this, run === 'production'),
 		},
 		token,
 	);

@@ -4,6 +4,7 @@
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { answerDesk } from '../delivery/answers';
 import { deliverUpdate } from '../delivery/deliver';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../identity';
 import { readDeliverySettings, requireToken } from '../settings';
@@ -56,7 +57,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		settings: readDeliverySettings(this),
 		windowKey: deliveryKey(token, identity, 'webhook', run),
 		// A test webhook receives the bot's pushes while it listens, so it brings answers too.
-		answers: { ctx: this, brings: true },
+		answers: answerDesk(this, true),
 	});
 	if (!delivery.run && 'answer' in delivery) {
 		this.logger.debug(`Service Bot Trigger "${node.name}": update ${delivery.updateId} not run: ${await delivery.answer.bring()}`);
