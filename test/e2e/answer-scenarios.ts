@@ -7,9 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 
 import { WORKFLOWS } from '../dev/demo';
 import type { ScenarioContext } from './lib/context';
+import { launchBrowser } from './lib/browser';
 import type { EmulatorProcess, InlineButton, StoredMessage } from './lib/emulator';
 import { PACKAGE_NAME } from './lib/install';
 import type { Json, N8n } from './lib/n8n';
@@ -190,4 +192,47 @@ const approvalWithPollingTrigger: Scenario = {
 	},
 };
 
-export const ANSWER_SCENARIOS: Scenario[] = [approvalWithWebhookTrigger, approvalWithPollingTrigger];
+const approvalOnTheWebPage: Scenario = {
+	name: "send and wait: the question's browser link opens n8n's answer page; Decline there resumes the execution, the page says so, and the link then says the question was answered",
+	async run(ctx) {
+		const { emulator, n8n, workflowIds } = await setUp(ctx);
+		const { executionId, question, buttons } = await askForApproval(n8n, emulator, workflowIds.approval);
+		const sent = (await emulator.history()).length;
+		const link = String(buttons[2].url);
+		assert.ok(link.startsWith(`${n8n.baseUrl.replace(/\/$/, '')}/webhook-waiting/${executionId}/`), `the browser button links to n8n's resume URL: ${link}`);
+
+		const browser = await launchBrowser(ctx.install);
+		ctx.defer(() => browser.close());
+		const { page } = browser;
+		const errors: string[] = [];
+		page.on('pageerror', (error) => errors.push(String(error.message)));
+		await page.goto(link, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+		await page.getByText(QUESTION).first().waitFor({ timeout: 30_000 });
+		const before = join(ctx.screenshotDir, 'send-and-wait-web-page.png');
+		await page.screenshot({ path: before });
+		await page.locator('button[value="1"]').click();
+		const result = page.locator('#result');
+		await waitFor('the page to show the outcome', async () => {
+			const text = (await result.innerText()).trim();
+			return text !== '' && text !== 'Sending…' ? text : undefined;
+		});
+		const shown = (await result.innerText()).trim();
+		const after = join(ctx.screenshotDir, 'send-and-wait-web-page-answered.png');
+		await page.screenshot({ path: after });
+		assert.equal(shown, 'Thank you. Your answer: ❌ Decline', 'the page says the answer counted');
+		assert.deepEqual(errors, [], 'no script error on the page');
+		const decision = await decisionMessage(emulator, sent);
+		assert.equal(decision.text, 'approved: false (on the web page)');
+		await finishedExecution(n8n, executionId);
+		const answered = (await emulator.history()).find((message) => message.message_id === question.message_id);
+		assert.equal(answered?.text, `${QUESTION}\n\n❌ Decline`, 'the question shows the answer given on the page');
+
+		// The link again, after the answer: n8n's page for a question that needs nothing more.
+		await page.goto(link, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+		const again = await page.locator('body').innerText();
+		assert.doesNotMatch(again, /Approve/, `the answered link offers no answer: ${again.slice(0, 200)}`);
+		ctx.log(`the page answered "${shown}" → "${String(decision.text)}"; the link afterwards shows: "${again.trim().slice(0, 80)}"; screenshots ${before}, ${after}`);
+	},
+};
+
+export const ANSWER_SCENARIOS: Scenario[] = [approvalWithWebhookTrigger, approvalWithPollingTrigger, approvalOnTheWebPage];
