@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs `npm run dev` in the current clone exactly as a user types it, and checks what the README
+# Runs `npm run dev` in the current clone exactly as a user types it, and checks what .github/CONTRIBUTING.md
 # promises: it gets ready on a fresh clone (installing what is missing), the editor answers, and the
 # published demo echo bot answers a message from the demo user through the emulator, with its
 # buttons, and a click on one. Then it stops it as Ctrl-C does (SIGINT to its process group) and
 # checks that it left nothing listening.
 #
 # `npm run dev` is a long-running server, so it runs in the background in a process group of its
-# own. Free ports and a throw-away state folder (README "npm run dev": SERVICE_BOT_DEV_*), so it
+# own. Free ports and a throw-away state folder (.github/CONTRIBUTING.md, "npm run dev": SERVICE_BOT_DEV_*), so it
 # never meets another `npm run dev` on the same machine.
 set -euo pipefail
 
