@@ -10,7 +10,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ROOT, pack, provision } from './lib/install';
+import { N8N_VERSION, ROOT, pack, provision } from './lib/install';
 import { stopAll, stopAllOnExit } from './lib/processes';
 import { runScenarios, selectScenarios } from './lib/runner';
 import { SCENARIOS } from './scenarios';
@@ -30,7 +30,7 @@ async function main(): Promise<number> {
 	mkdirSync(screenshotDir, { recursive: true });
 	for (const file of readdirSync(screenshotDir)) if (file.endsWith('.png')) rmSync(join(screenshotDir, file));
 	const tarball = await pack(join(e2eDir, 'pack'));
-	process.stdout.write(`e2e: n8n 2.41.1 from ${install.cache}; package ${tarball}\n`);
+	process.stdout.write(`e2e: n8n ${N8N_VERSION} from ${install.cache}; package ${tarball}\n`);
 
 	const failed = await runScenarios({ label: 'e2e', chosen, install, tarball, outputDir: e2eDir, screenshotDir, keep: args.includes('--keep'), started });
 	return failed === 0 ? 0 : 1;

@@ -11,7 +11,10 @@ import { run } from './processes';
 
 export const ROOT = resolve(__dirname, '../../..');
 export const PACKAGE_NAME = 'n8n-nodes-service-bot';
-export const N8N_VERSION = '2.41.1';
+/** The n8n the package is pinned to (test/e2e/n8n/package.json): `npm run dev` and the e2e run it. */
+export const PINNED_N8N_VERSION = (JSON.parse(readFileSync(join(ROOT, 'test', 'e2e', 'n8n', 'package.json'), 'utf8')) as { dependencies: { n8n: string } }).dependencies.n8n;
+/** The n8n the e2e runs: the pinned one, or SERVICE_BOT_N8N_VERSION (provision.sh installs it too). */
+export const N8N_VERSION = process.env.SERVICE_BOT_N8N_VERSION ?? PINNED_N8N_VERSION;
 
 /** The cache folder provision.sh installs into (same rule as the script). */
 export function cacheDir(): string {

@@ -11,7 +11,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ROOT, pack, provision } from '../lib/install';
+import { N8N_VERSION, ROOT, pack, provision } from '../lib/install';
 import { stopAll, stopAllOnExit } from '../lib/processes';
 import { runScenarios, selectScenarios } from '../lib/runner';
 import { runBench } from './bench';
@@ -28,7 +28,7 @@ async function main(): Promise<number> {
 	const outputDir = join(ROOT, 'test', 'output', bench ? 'bench-queue' : 'e2e-queue');
 	rmSync(outputDir, { recursive: true, force: true });
 	const tarball = await pack(join(outputDir, 'pack'));
-	process.stdout.write(`e2e-queue: n8n 2.41.1 from ${install.cache}; package ${tarball}\n`);
+	process.stdout.write(`e2e-queue: n8n ${N8N_VERSION} from ${install.cache}; package ${tarball}\n`);
 	if (bench) {
 		const updates = Number(args.find((arg) => arg.startsWith('--updates='))?.split('=')[1] ?? 500);
 		await runBench({ install, tarball, outputDir, updates });
