@@ -166,7 +166,7 @@ export class N8n {
 		return { code: result.code, data, output: result.output };
 	}
 
-	/** Starts `n8n start` (or the configured command) and waits until /healthz/readiness answers 200. */
+	/** Starts `n8n start` (or the configured command) and waits until /healthz/readiness answers 200 (and, for the main, its REST API). */
 	async start(): Promise<void> {
 		if (this.server && !this.server.hasExited()) throw new Error('n8n is already running');
 		const { install, echo, command = 'start', args = [], name = 'n8n' } = this.options;
@@ -184,7 +184,11 @@ export class N8n {
 					if (server.hasExited()) throw new Error(`n8n exited while starting:\n${server.tail()}`);
 					try {
 						const response = await fetch(`${this.baseUrl}/healthz/readiness`);
-						return response.ok;
+						if (!response.ok) return false;
+						// n8n 1.x is "ready" before its REST API is registered (until then it answers the editor's page).
+						if (command !== 'start') return true;
+						const settings = await fetch(`${this.baseUrl}/rest/settings`);
+						return settings.ok && (settings.headers.get('content-type') ?? '').includes('json');
 					} catch {
 						return false;
 					}
