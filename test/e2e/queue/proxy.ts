@@ -173,7 +173,7 @@ export class LoadBalancer {
 	}
 
 	/** Sends the request upstream and its answer back (or drops it); resolves with the upstream's status. */
-	private forward(base: string, req: IncomingMessage, body: Buffer, res: ServerResponse, dropAnswer: boolean): Promise<number> {
+	private forward(base: string, req: IncomingMessage, body: Buffer, res: ServerResponse, dropAnswer: boolean, retryOnReset = true): Promise<number> {
 		const target = new URL(req.url ?? '/', base);
 		return new Promise<number>((resolve, reject) => {
 			const upstreamRequest = request(
@@ -199,7 +199,16 @@ export class LoadBalancer {
 					}, reject);
 				},
 			);
-			upstreamRequest.on('error', reject);
+			upstreamRequest.on('error', (error: NodeJS.ErrnoException) => {
+				// A kept-alive socket the webhook process closed as idle just as this request went out: the
+				// request never reached it. Sent again on a new socket, as Node's documentation advises and
+				// as a load balancer does; otherwise the service would see a 502 and push the update again.
+				if (retryOnReset && upstreamRequest.reusedSocket && error.code === 'ECONNRESET') {
+					this.forward(base, req, body, res, dropAnswer, false).then(resolve, reject);
+					return;
+				}
+				reject(error);
+			});
 			upstreamRequest.end(body);
 		});
 	}
