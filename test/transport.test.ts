@@ -12,6 +12,7 @@ import { startEmulator, type Emulator } from './emulator';
 import { errorReports, executeNode, type ExecuteNodeResult } from './harness';
 import { safeJson, textsOf } from './hardening/secrecy';
 import { MethodCaller } from './harness/test-nodes';
+import { callMethod, failureOf } from '../nodes/shared/transport';
 
 /** Regex metacharacters and URL-special characters: redaction and URL building must treat it literally. */
 const TOKEN = '123:a.b*c+d?e(f)[g]{h}|i^j$k';
@@ -198,6 +199,81 @@ describe('callMethod through real n8n contexts', () => {
 		expect(error).toBeUndefined();
 		expect(output[0].json.result).toMatchObject({ id: chatId });
 		expect(emulator.callsTo('getChat')).toHaveLength(2);
+	});
+});
+
+describe('the typed failure of each way a call can fail (what the poll loop and the action node decide on)', () => {
+	async function closedPort(): Promise<string> {
+		const server = http.createServer();
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		const { port } = server.address() as AddressInfo;
+		await new Promise<void>((resolve) => server.close(() => resolve()));
+		return `http://127.0.0.1:${port}`;
+	}
+
+	it('a refusal: its HTTP status and the service description', async () => {
+		await call('sendMessage', { body: { chat_id: '00000000-0000-4000-8000-000000000000', text: 'hello' } });
+		expect(failureOf(thrownError())).toEqual({ kind: 'refused', status: 400, description: 'Bad Request: chat not found' });
+	});
+
+	it('a 429: refused with its retry_after', async () => {
+		emulator.injectFault({ kind: 'status', status: 429, retryAfter: 3600, method: 'getMyName' });
+		await call('getMyName');
+		expect(failureOf(thrownError())).toMatchObject({ kind: 'refused', status: 429, retryAfterSeconds: 3600 });
+	});
+
+	it('a 500 and a proxy\'s HTML 502 page: server errors', async () => {
+		emulator.injectFault({ kind: 'status', status: 500, method: 'sendMessage' });
+		await call('sendMessage', { body: { chat_id: chatId, text: 'x' } });
+		expect(failureOf(thrownError())).toEqual({ kind: 'serverError', status: 500 });
+		MethodCaller.thrown.length = 0;
+		emulator.injectFault({ kind: 'html', method: 'sendMessage' });
+		await call('sendMessage', { body: { chat_id: chatId, text: 'x' } });
+		expect(failureOf(thrownError())).toEqual({ kind: 'serverError', status: 502 });
+	});
+
+	it('a 200 whose body is not JSON: malformed', async () => {
+		emulator.injectFault({ kind: 'malformed', method: 'sendMessage' });
+		await call('sendMessage', { body: { chat_id: chatId, text: 'x' } });
+		expect(failureOf(thrownError())).toEqual({ kind: 'malformed', status: 200 });
+	});
+
+	it('a refused connection: network, nothing sent; a dropped one: network, maybe sent', async () => {
+		await call('getMyName', { baseUrl: await closedPort(), retry: { transientRetries: 0 } });
+		expect(failureOf(thrownError())).toEqual({ kind: 'network', code: 'ECONNREFUSED', nothingSent: true });
+		MethodCaller.thrown.length = 0;
+		emulator.injectFault({ kind: 'drop', method: 'sendMessage' });
+		await call('sendMessage', { body: { chat_id: chatId, text: 'x' } });
+		expect(failureOf(thrownError())).toMatchObject({ kind: 'network', nothingSent: false });
+	});
+
+	it('no answer in time: timeout', async () => {
+		emulator.injectFault({ kind: 'hang', method: 'sendMessage' });
+		await call('sendMessage', { body: { chat_id: chatId, text: 'slow' }, timeoutMs: 150 });
+		expect(failureOf(thrownError())).toEqual({ kind: 'timeout' });
+	});
+
+	it('an abort while the call waits out a 429 ends the wait: cancelled, not asked again', async () => {
+		const controller = new AbortController();
+		const requests: string[] = [];
+		// A context whose requests all get a 429 asking for 30 s; the abort comes as the first is answered.
+		const context = {
+			getNode: () => ({ id: 'node', name: 'Caller', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} }),
+			getCredentials: async () => ({ accessToken: TOKEN, baseUrl: emulator.baseUrl }),
+			helpers: {
+				httpRequestWithAuthentication: async (_type: string, request: { url: string }) => {
+					requests.push(request.url);
+					setImmediate(() => controller.abort());
+					return { statusCode: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 30', parameters: { retry_after: 30 } } };
+				},
+			},
+		} as unknown as Parameters<typeof callMethod>[0];
+		const failure = await callMethod(context, 'getMyName', {}, { abortSignal: controller.signal }).then(
+			() => undefined,
+			(error: unknown) => failureOf(error),
+		);
+		expect(failure).toEqual({ kind: 'cancelled' });
+		expect(requests).toEqual(['/getMyName']);
 	});
 });
 

@@ -9,10 +9,10 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { DOCUMENTATION_URL } from '../shared/spec';
-import { NODE_VERSIONS } from './describe/fields';
-import { properties } from './describe/properties';
-import { answerWebhook, answerWebhooks } from './sendAndWait/answer';
-import { runOperation } from './send/run';
+import { properties } from './actions/properties';
+import { router } from './actions/router';
+import { answerWebhook, answerWebhooks } from './actions/sendAndWait/answer';
+import { NODE_VERSIONS } from './parameters/param';
 
 export class ServiceBot implements INodeType {
 	description: INodeTypeDescription = {
@@ -38,7 +38,7 @@ export class ServiceBot implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await runOperation.call(this);
+		return await router.call(this);
 	}
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {

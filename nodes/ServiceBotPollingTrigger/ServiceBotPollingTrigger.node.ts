@@ -1,8 +1,8 @@
 import type { INodeType, INodeTypeDescription, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 
 import { DOCUMENTATION_URL, LIMITS } from '../shared/spec';
-import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollection, triggerOn } from '../ServiceBotTrigger/description';
-import { startPolling } from '../ServiceBotTrigger/polling/poll';
+import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollection, triggerOn } from '../shared/trigger/description';
+import { startPolling } from './poll';
 
 /**
  * Polling delivery: long polling with getUpdates, for an n8n without a public HTTPS URL. A node of its

@@ -2,7 +2,8 @@
  * The one place that talks HTTP to the service. Every method call of both nodes goes through
  * `callMethod`: it unwraps the `{ok, result}` envelope, turns `ok:false` into a `NodeApiError` with
  * the service's own description, waits out 429s, retries transient failures only where that cannot
- * act twice, and makes sure the bot token never leaves in an error.
+ * act twice, and makes sure the bot token never leaves in an error. What went wrong is also kept as
+ * a typed failure (`failureOf`), which callers decide on instead of parsing the error's texts.
  */
 import type {
 	IDataObject,
@@ -59,6 +60,48 @@ export interface CallOptions {
 	/** Aborts the request, e.g. an open long poll when the trigger is closed. */
 	abortSignal?: AbortSignal;
 	retry?: Partial<RetryPolicy>;
+}
+
+/** What went wrong with a call, as callers decide on it. */
+export type ServiceFailure =
+	/** The caller aborted the call (its signal) before the service answered. */
+	| { readonly kind: 'cancelled' }
+	/** The service could not be reached; `nothingSent` when the request provably did not leave. */
+	| { readonly kind: 'network'; readonly code?: string; readonly nothingSent: boolean }
+	/** No answer in time: the service may have acted. */
+	| { readonly kind: 'timeout' }
+	/** The service refused (a 4xx, or ok:false) with its own description; 429 carries its retry_after. */
+	| { readonly kind: 'refused'; readonly status: number; readonly description: string; readonly retryAfterSeconds?: number }
+	/** A 5xx: the service (or a proxy before it) had a problem and may have acted. */
+	| { readonly kind: 'serverError'; readonly status: number }
+	/** The service answered, but not with its JSON envelope (a proxy's page, an empty body). */
+	| { readonly kind: 'malformed'; readonly status: number };
+
+const failures = new WeakMap<NodeApiError, ServiceFailure>();
+
+/** The typed failure of an error thrown by `callMethod`; undefined for any other error. */
+export function failureOf(error: unknown): ServiceFailure | undefined {
+	return error instanceof NodeApiError ? failures.get(error) : undefined;
+}
+
+/** The status of a refusal (`refused`), else undefined. */
+export function refusalStatus(error: unknown): number | undefined {
+	const failure = failureOf(error);
+	return failure?.kind === 'refused' ? failure.status : undefined;
+}
+
+/** Waits `ms`, or less when the signal aborts; never rejects. */
+export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
+	if (!signal) return await sleep(ms);
+	if (signal.aborted) return;
+	let onAbort = (): void => {};
+	await new Promise<void>((resolve) => {
+		onAbort = resolve;
+		signal.addEventListener('abort', onAbort, { once: true });
+		// n8n's sleep stops its timer on abort (an older n8n ignores the signal; the listener resolves).
+		sleep(ms, signal).then(resolve, resolve);
+	});
+	signal.removeEventListener('abort', onAbort);
 }
 
 interface Envelope {
@@ -158,6 +201,7 @@ function messageOf(error: unknown): string {
 function apiError(
 	ctx: ServiceBotContext,
 	token: string,
+	failure: ServiceFailure,
 	details: { method: string; message: string; description: string; httpCode: number; errorCode?: number; itemIndex?: number; retryAfter?: number },
 ): NodeApiError {
 	const response: JsonObject = {
@@ -175,6 +219,7 @@ function apiError(
 	});
 	// The stack is built from the message above, which is already redacted; keep it that way.
 	error.stack = redact(error.stack ?? '', token);
+	failures.set(error, failure);
 	return error;
 }
 
@@ -183,7 +228,7 @@ function failureFromResponse(
 	method: string,
 	response: FullResponse,
 	token: string,
-): { message: string; description: string; errorCode?: number; retryAfter?: number } {
+): { message: string; description: string; errorCode?: number; retryAfter?: number; envelope: boolean } {
 	const { body, statusCode } = response;
 	if (body && typeof body === 'object' && !Array.isArray(body)) {
 		const envelope = body as Envelope;
@@ -196,6 +241,7 @@ function failureFromResponse(
 			description: hintFor(statusCode, method),
 			errorCode,
 			retryAfter,
+			envelope: true,
 		};
 	}
 	const excerpt = describeUnknown(body, token);
@@ -207,6 +253,7 @@ function failureFromResponse(
 	return {
 		message: `The service sent an answer to ${method} that is not the expected JSON (HTTP ${statusCode})`,
 		description: `${hint} Start of the answer: ${excerpt || '(empty)'}`.trim(),
+		envelope: false,
 	};
 }
 
@@ -250,6 +297,15 @@ export async function callMethod<T = unknown>(
 
 	let rateLimited = 0;
 	let transient = 0;
+	/** The call was aborted (its signal) before the service answered, or while it waited to retry. */
+	const cancelled = (): NodeApiError =>
+		apiError(ctx, token, { kind: 'cancelled' }, {
+			method,
+			httpCode: 499,
+			message: `${method} was cancelled`,
+			description: 'The request was aborted before the service answered.',
+			itemIndex: options.itemIndex,
+		});
 	for (;;) {
 		let response: FullResponse;
 		try {
@@ -259,23 +315,18 @@ export async function callMethod<T = unknown>(
 				{ ...request },
 			)) as FullResponse;
 		} catch (error) {
-			if (options.abortSignal?.aborted) {
-				throw apiError(ctx, token, {
-					method,
-					httpCode: 499,
-					message: `${method} was cancelled`,
-					description: 'The request was aborted before the service answered.',
-					itemIndex: options.itemIndex,
-				});
-			}
+			if (options.abortSignal?.aborted) throw cancelled();
 			const code = networkCode(error);
 			const nothingSent = code !== undefined && NOT_SENT_CODES.has(code);
 			if ((readOnly || nothingSent) && transient < policy.transientRetries) {
-				await sleep(policy.backoffBaseMs * 2 ** transient++);
+				await pause(policy.backoffBaseMs * 2 ** transient++, options.abortSignal);
+				if (options.abortSignal?.aborted) throw cancelled();
 				continue;
 			}
 			const timedOut = code === 'ETIMEDOUT' || code === 'ECONNABORTED';
-			throw apiError(ctx, token, {
+			const failure: ServiceFailure = timedOut ? { kind: 'timeout' } : { kind: 'network', code, nothingSent };
+			// The httpCode only labels the error in n8n's panel (no HTTP status came); callers use `failure`.
+			throw apiError(ctx, token, failure, {
 				method,
 				httpCode: timedOut ? 504 : 503,
 				message: timedOut
@@ -295,30 +346,38 @@ export async function callMethod<T = unknown>(
 			return envelope.result as T;
 		}
 
-		const failure = failureFromResponse(method, response, token);
-		const status = response.statusCode >= 200 && response.statusCode < 300 ? (failure.errorCode ?? 502) : response.statusCode;
+		const refusal = failureFromResponse(method, response, token);
+		const status = response.statusCode >= 200 && response.statusCode < 300 ? (refusal.errorCode ?? 502) : response.statusCode;
 
 		if (status === 429 && rateLimited < policy.rateLimitRetries) {
-			const waitSeconds = failure.retryAfter ?? 1;
+			const waitSeconds = refusal.retryAfter ?? 1;
 			if (waitSeconds <= policy.maxRetryAfterSeconds) {
 				rateLimited++;
 				// Wait at least what the service asked; a little more so the retry lands after the window.
-				await sleep(Math.ceil(waitSeconds * 1000) + 50);
+				await pause(Math.ceil(waitSeconds * 1000) + 50, options.abortSignal);
+				if (options.abortSignal?.aborted) throw cancelled();
 				continue;
 			}
 		}
 		if (status >= 500 && readOnly && transient < policy.transientRetries) {
-			await sleep(policy.backoffBaseMs * 2 ** transient++);
+			await pause(policy.backoffBaseMs * 2 ** transient++, options.abortSignal);
+			if (options.abortSignal?.aborted) throw cancelled();
 			continue;
 		}
-		throw apiError(ctx, token, {
+		const failure: ServiceFailure =
+			response.statusCode >= 500
+				? { kind: 'serverError', status }
+				: refusal.envelope
+					? { kind: 'refused', status, description: refusal.message, retryAfterSeconds: refusal.retryAfter }
+					: { kind: 'malformed', status: response.statusCode };
+		throw apiError(ctx, token, failure, {
 			method,
 			httpCode: status,
-			errorCode: failure.errorCode,
-			message: failure.message,
-			description: failure.description,
+			errorCode: refusal.errorCode,
+			message: refusal.message,
+			description: refusal.description,
 			itemIndex: options.itemIndex,
-			retryAfter: failure.retryAfter,
+			retryAfter: refusal.retryAfter,
 		});
 	}
 }

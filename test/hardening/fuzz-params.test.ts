@@ -17,9 +17,10 @@ import fc from 'fast-check';
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { methodOf } from '../../nodes/ServiceBot/methods';
-import type { Method } from '../../nodes/ServiceBot/methods/method';
-import { readItem } from '../../nodes/ServiceBot/send/run';
+import { methodOf } from '../../nodes/ServiceBot/resources';
+import { callMethodOperation } from '../../nodes/ServiceBot/actions/callMethod';
+import type { ItemOperation } from '../../nodes/ServiceBot/actions/runItems';
+import { methodOperation, readItem } from '../../nodes/ServiceBot/actions/runItems';
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { startEmulator, type Emulator } from '../emulator';
 import { executeNode } from '../harness';
@@ -90,10 +91,12 @@ function prepareContext(parameters: INodeParameters, items: IDataObject[]): IExe
 	return context as unknown as IExecuteFunctions;
 }
 
-function methodOfVariant(variant: Variant): Method {
+/** The operation a variant runs, as the node's router finds it (Call Method is not a row of the table). */
+function operationOfVariant(variant: Variant): ItemOperation {
+	if (variant.resource === 'other' && variant.operation === 'callMethod') return callMethodOperation;
 	const method = methodOf(variant.resource, variant.operation);
 	if (!method) throw new Error(`no operation ${variant.resource}.${variant.operation}`);
-	return method;
+	return methodOperation(method, NEWEST_VERSION);
 }
 
 function shown(value: unknown): string {
@@ -106,7 +109,7 @@ function shown(value: unknown): string {
 }
 
 async function expectRejected(variant: Variant, cases: readonly InvalidItem[]): Promise<void> {
-	const method = methodOfVariant(variant);
+	const method = operationOfVariant(variant);
 	const context = prepareContext(
 		variant.parameters,
 		cases.map((item) => item.json),
@@ -132,7 +135,7 @@ async function expectRejected(variant: Variant, cases: readonly InvalidItem[]): 
 }
 
 async function expectAccepted(variant: Variant, items: IDataObject[]): Promise<void> {
-	const method = methodOfVariant(variant);
+	const method = operationOfVariant(variant);
 	const context = prepareContext(variant.parameters, items);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
@@ -250,7 +253,7 @@ describe('findings of the fuzzing, pinned', () => {
 			{ json: { languageCode: Number.POSITIVE_INFINITY }, label: 'Language Code' },
 		];
 		await expectRejected(variant('getMyName'), cases);
-		const method = methodOfVariant(variant('callMethod'));
+		const method = operationOfVariant(variant('callMethod'));
 		for (const value of [Number.NaN, Number.NEGATIVE_INFINITY]) {
 			expect(() => readItem(prepareContext(variant('callMethod').parameters, [{ method: value, body: '{}' }]), method, 0)).toThrow(
 				`Method: expected text, got ${String(value)} [item 0]`,
@@ -259,7 +262,7 @@ describe('findings of the fuzzing, pinned', () => {
 	});
 
 	it('a NaN is shown as NaN in the error, not as null', async () => {
-		const method = methodOfVariant(variant('getUpdates'));
+		const method = operationOfVariant(variant('getUpdates'));
 		expect(() => readItem(prepareContext(variant('getUpdates').parameters, [{ offset: Number.NaN }]), method, 0)).toThrow(
 			'Offset: NaN is not a whole number [item 0]',
 		);

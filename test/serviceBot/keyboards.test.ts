@@ -156,6 +156,22 @@ describe('keyboard limits through the node: error names item and path, nothing i
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 
+	it('callback data that an expression made an object is refused, naming row, button and field, not sent as "[object Object]"', async () => {
+		const result = await run(
+			ctx,
+			send({
+				replyMarkup: 'inlineKeyboard',
+				keyboardMode: 'builder',
+				inlineKeyboard: {
+					rows: [{ buttons: { button: [button('ok', 'callbackData', 'ok'), button('order', 'callbackData', '={{ { id: $json.n } }}')] } }],
+				},
+			}),
+			{ items },
+		);
+		expect(result.error?.message).toBe('Reply Markup → row 1, button 2: Callback Data: expected text, got {"id":1} [item 0]');
+		expect(ctx.emu.calls).toHaveLength(0);
+	});
+
 	it('more than 8 buttons in a row from the auto grid', async () => {
 		const result = await run(
 			ctx,

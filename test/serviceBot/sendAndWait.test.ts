@@ -142,13 +142,15 @@ describe('Send and Wait for Response: asking', () => {
 		expect(execution.finished).toBeUndefined();
 	});
 
-	it('bad input fails before anything is sent, naming the field', async () => {
+	it('bad input, and a label that is not text, fails before anything is sent, naming the field', async () => {
 		const cases: Array<[INodeParameters, RegExp]> = [
 			[ask({ chatId: byId('={{ "not a chat" }}') }), /: Chat: 'not a chat' is not a chat UUID or @username \[item 0\]\)$/],
 			[ask({ message: '={{ "" }}' }), /: Message: is required and may not be empty \[item 0\]\)$/],
 			[ask({ responseType: 'choice', choices: '={{ [] }}' }), /: Choices: the list is empty/],
 			[ask({ approvalOptions: { values: { approveLabel: 'x'.repeat(129) } } }), /: Approve Button Label: is 129 characters, the limit is 128/],
 			[ask({ options: { allowedUserIds: '@someone' } }), /: Restrict to User IDs: '@someone' is not a user UUID/],
+			// An expression that returned an object is no label (it was once shown as "[object Object]").
+			[ask({ approvalOptions: { values: { approveLabel: '={{ { text: "Yes" } }}' } } }), /: Approve Button Label: expected text, got \{"text":"Yes"\} \[item 0\]/],
 		];
 		for (const [parameters, message] of cases) {
 			await expect(waitOn(parameters)).rejects.toThrow(message);

@@ -2,10 +2,10 @@
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
-import { METHODS } from '../../nodes/ServiceBot/methods';
-import { shapeResult } from '../../nodes/ServiceBot/output/shape';
-import { splitText as split } from '../../nodes/ServiceBot/read/splitText';
-import { schedule, type Jobs } from '../../nodes/ServiceBot/send/scheduler';
+import { METHODS } from '../../nodes/ServiceBot/resources';
+import { shapeResult } from '../../nodes/ServiceBot/actions/output';
+import { splitText as split } from '../../nodes/ServiceBot/helpers/splitText';
+import { schedule, type Jobs } from '../../nodes/ServiceBot/actions/scheduler';
 
 /** The parts of a split that must succeed. */
 function splitText(text: string, max: number, parseMode?: string): string[] {

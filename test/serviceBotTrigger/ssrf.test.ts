@@ -13,7 +13,7 @@ import { Container } from 'n8n-core/node_modules/@n8n/di';
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
-import { POLL_TIMING } from '../../nodes/ServiceBotTrigger/polling/poll';
+import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/poll';
 import type { Emulator, StoredMessage } from '../emulator';
 import { runUntilWait, serveWaiting } from '../harness/waiting';
 import { byId } from '../serviceBot/helpers';

@@ -4,13 +4,31 @@
  */
 import { createHmac } from 'node:crypto';
 
-import { parseUpdate } from '../../nodes/ServiceBotTrigger/delivery/update';
-import type { TriggerIdentity } from '../../nodes/ServiceBotTrigger/identity';
+import { parseUpdate } from '../../nodes/shared/trigger/update';
+import type { TriggerIdentity } from '../../nodes/shared/trigger/identity';
 import { deriveSecret, legacySecret, secretMatches } from '../../nodes/ServiceBotTrigger/webhook/secret';
 import { ownershipOf, webhookUrlProblem } from '../../nodes/ServiceBotTrigger/webhook/urls';
+import { retryWait } from '../../nodes/ServiceBotPollingTrigger/poll';
 import { SECRET_PATTERN } from './helpers';
 
 const identity: TriggerIdentity = { workflowId: 'wf-1', nodeId: 'node-1', webhookId: 'hook-1' };
+
+describe('the polling wait after a failed getUpdates (a pure function of the typed failure)', () => {
+	it('a 429 waits what its retry_after asks, up to 5 minutes; without one, the first backoff step', () => {
+		const tooMany = (retryAfterSeconds?: number) => ({ kind: 'refused', status: 429, description: 'Too Many Requests', retryAfterSeconds }) as const;
+		expect(retryWait(tooMany(7), 1)).toBe(7000);
+		expect(retryWait(tooMany(0), 3)).toBe(0);
+		expect(retryWait(tooMany(3600), 1)).toBe(300_000);
+		expect(retryWait(tooMany(), 1)).toBe(1000);
+	});
+
+	it('any other failure doubles from 1 s to at most 30 s', () => {
+		const waits = [1, 2, 3, 5, 6, 7, 50].map((failures) => retryWait({ kind: 'serverError', status: 502 }, failures));
+		expect(waits).toEqual([1000, 2000, 4000, 16_000, 30_000, 30_000, 30_000]);
+		expect(retryWait({ kind: 'network', code: 'ECONNREFUSED', nothingSent: true }, 2)).toBe(2000);
+		expect(retryWait(undefined, 1)).toBe(1000);
+	});
+});
 
 describe('deriveSecret', () => {
 	test('is stable, 43 allowed characters, and changes with the token, every part of the identity and the run', () => {
@@ -131,13 +149,13 @@ describe('webhook URLs', () => {
 });
 
 describe('duplicate window', () => {
-	type Duplicates = typeof import('../../nodes/ServiceBotTrigger/delivery/duplicates');
+	type Duplicates = typeof import('../../nodes/shared/trigger/duplicates');
 
 	/** A fresh copy of the module: what another n8n process would have in memory (nothing). */
 	function freshProcess(): Duplicates {
 		let loaded: Duplicates | undefined;
 		jest.isolateModules(() => {
-			loaded = jest.requireActual<Duplicates>('../../nodes/ServiceBotTrigger/delivery/duplicates');
+			loaded = jest.requireActual<Duplicates>('../../nodes/shared/trigger/duplicates');
 		});
 		if (!loaded) throw new Error('module not loaded');
 		return loaded;

@@ -16,13 +16,13 @@ import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflo
 import { NodeOperationError } from 'n8n-workflow';
 
 import { callMethod } from '../../shared/transport';
-import type { Run, TriggerIdentity } from '../identity';
-import { fingerprint, identityOf, runOf } from '../identity';
-import type { WebhookOptions } from '../settings';
-import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../settings';
-import { webhookInfo } from '../webhookInfo';
+import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
+import { fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
+import type { WebhookOptions } from '../../shared/trigger/settings';
+import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../../shared/trigger/settings';
+import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
 import { deriveSecret, secretDigest } from './secret';
-import { displayUrl, ownershipOf, sameUrl, webhookUrlProblem } from './urls';
+import { ownershipOf, sameUrl, webhookUrlProblem } from './urls';
 
 /** What create() registered, kept in the node's static data (a test's own static data for a test). */
 interface RegistrationRecord {

@@ -4,10 +4,10 @@
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { answerDesk } from '../delivery/answers';
-import { deliverUpdate } from '../delivery/deliver';
-import { deliveryKey, fingerprint, identityOf, runOf } from '../identity';
-import { readDeliverySettings, requireToken } from '../settings';
+import { answerDesk } from '../../shared/trigger/answers';
+import { deliverUpdate } from '../../shared/trigger/deliver';
+import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
+import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { registeredSecretDigest } from './lifecycle';
 import { SECRET_HEADER, deriveSecret, legacySecret, matchesDigest, secretMatches } from './secret';
 

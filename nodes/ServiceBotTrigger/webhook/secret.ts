@@ -20,8 +20,8 @@
  */
 import { createHash, timingSafeEqual } from 'crypto';
 
-import type { Run, TriggerIdentity } from '../identity';
-import { keyed } from '../identity';
+import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
+import { keyed } from '../../shared/trigger/identity';
 
 /** Header the service puts the secret in; Node lower-cases incoming header names. */
 export const SECRET_HEADER = 'x-service-bot-api-secret-token';

@@ -3,7 +3,6 @@
  * and the spec's rules for a webhook URL.
  */
 import { LIMITS } from '../../shared/spec';
-import { redact } from '../../shared/transport';
 
 export function sameUrl(a: string, b: string): boolean {
 	return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
@@ -33,18 +32,6 @@ export function ownershipOf(current: string, ownUrl: string, webhookId: string |
 	} catch {
 		return 'foreign';
 	}
-}
-
-/** A URL for a message: no user info or query string (they may hold someone's secret), no token. */
-export function displayUrl(url: string, token: string): string {
-	let shown: string;
-	try {
-		const parsed = new URL(url);
-		shown = `${parsed.protocol}//${parsed.host}${parsed.pathname}${parsed.search ? '?…' : ''}`;
-	} catch {
-		shown = url.split('?')[0];
-	}
-	return redact(shown, token);
 }
 
 function isLoopback(hostname: string): boolean {

@@ -1,0 +1,271 @@
+/**
+ * The answer to a waiting Send and Wait for Response, received by the node's waiting webhooks:
+ * - `…/<execution>/answer` (POST, `X-Service-Bot-Answer`): an answer in the chat, brought by the
+ *   Service Bot Trigger and signed with the bot token (shared/answers.ts); GET: which question the
+ *   execution waits on;
+ * - `…/<execution>/<node id>?chat&message[&answer]&signature` (n8n's signed URL): the answer page
+ *   (GET) and an answer given on it (POST); and answers in the chat to questions of version 1.
+ *
+ * Only an answer to the question the execution waits on resumes it: an execution that asks again
+ * (a loop) keeps the chat and message of its newest question as the node's input, and answers to an
+ * earlier question are refused.
+ *
+ * n8n resumes at most one answer per wait: it sends the reply of `webhook()` only after it has marked
+ * the execution running, and answers every other request for the same wait with an error. So nothing
+ * here tells a person their answer counted, nor updates the question, before n8n sends that reply:
+ * both happen when n8n serializes it (`AcceptedAnswer.toJSON`).
+ */
+import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import type { AnswerReply, AnswerRequest, WaitingReply } from '../../../shared/answers';
+import { ANSWER_HEADER, CHAT_ANSWER_PATH, answerSignatureMatches, rememberDecision } from '../../../shared/answers';
+import { isObject } from '../../../shared/json';
+import { LIMITS } from '../../../shared/spec';
+import { callMethod, tokenOf } from '../../../shared/transport';
+import { splitText } from '../../helpers/splitText';
+import { noticePage, questionPage } from './page';
+import type { Question } from './question';
+import { escapeFor, readQuestion } from './question';
+
+const waitingWebhook = (httpMethod: 'GET' | 'POST', path: string): IWebhookDescription => ({
+	name: 'default',
+	httpMethod,
+	responseMode: 'onReceived',
+	// Empty, so that n8n sends what webhook() returns as `webhookResponse` (n8n's default would replace it).
+	responseData: '',
+	path,
+	restartWebhook: true,
+	isFullPath: true,
+});
+
+/**
+ * Where a waiting execution's answers arrive: n8n's resume URLs of the node (restart webhooks, as
+ * n8n's own send-and-wait nodes have; they are not registered anywhere while no execution waits).
+ */
+export const answerWebhooks: IWebhookDescription[] = [
+	waitingWebhook('GET', '={{ $nodeId }}'),
+	waitingWebhook('POST', '={{ $nodeId }}'),
+	waitingWebhook('GET', CHAT_ANSWER_PATH),
+	waitingWebhook('POST', CHAT_ANSWER_PATH),
+];
+
+interface Place {
+	chatId: string;
+	messageId: number;
+}
+
+interface Answer {
+	choice?: number;
+	text?: string;
+	user?: AnswerRequest['user'];
+	via: 'chat' | 'web';
+}
+
+export const NOTICES = {
+	unverified: 'This answer could not be verified. If the bot token was changed, use the same credential in the trigger and in the Send and Wait node.',
+	unreadable: 'This answer could not be read.',
+	otherQuestion: 'This question was already answered or replaced by a newer one.',
+	notAllowed: 'You may not answer this question.',
+	replyWithText: 'Reply to the question with your answer.',
+	invalidButton: 'This button is not valid anymore.',
+	restrictedPage: 'Only some people may answer this question: answer it in the chat.',
+} as const;
+
+/** The question the execution waits on: the chat and message the node keeps as its input while it waits. */
+function waitingPlace(ctx: IWebhookFunctions): Place | undefined {
+	const chatId = ctx.evaluateExpression('{{ $json.chatId }}', 0);
+	const messageId = Number(ctx.evaluateExpression('{{ $json.messageId }}', 0));
+	return typeof chatId === 'string' && chatId !== '' && Number.isInteger(messageId) ? { chatId, messageId } : undefined;
+}
+
+function samePlace(a: Place | undefined, b: Place): boolean {
+	return a !== undefined && a.chatId.toLowerCase() === b.chatId.toLowerCase() && a.messageId === b.messageId;
+}
+
+/** The node's output on an answer: what was answered, by whom, in which message. */
+function outputOf(question: Question, answer: Answer, place: Place): IDataObject {
+	const output: IDataObject = {};
+	if (question.responseType === 'approval') output.approved = answer.choice === 0;
+	if (answer.choice !== undefined) {
+		output.answer = question.labels[answer.choice];
+		if (question.responseType === 'choice') output.answerIndex = answer.choice;
+	}
+	if (answer.text !== undefined) output.text = answer.text;
+	return {
+		...output,
+		user: (answer.user as IDataObject | undefined) ?? null,
+		chatId: place.chatId,
+		messageId: place.messageId,
+		answeredVia: answer.via,
+		respondedAt: new Date().toISOString(),
+	};
+}
+
+/** The answer as a short line: the chosen label or the text, and who gave it. */
+function decisionOf(question: Question, answer: Answer): string {
+	const what = answer.choice !== undefined ? question.labels[answer.choice] : `✍️ ${answer.text ?? ''}`;
+	const who = answer.user?.first_name ? ` — ${answer.user.first_name}` : '';
+	return `${what}${who}`;
+}
+
+/**
+ * The question with the answer added, within the service's limit: the question is shortened where
+ * a part of Split Long Text could end (never inside a character, a tag or an entity).
+ */
+function answeredText(asked: string, line: string, parseMode: string | undefined): string {
+	const max = LIMITS.messageText.max;
+	const full = `${asked}\n\n${line}`;
+	if (full.length <= max) return full;
+	const room = max - line.length - 3;
+	const cut = room > 0 ? splitText(asked, room, parseMode) : undefined;
+	const head = cut?.ok ? cut.parts[0] : '';
+	return head === '' ? line.slice(0, max) : `${head}…\n\n${line}`;
+}
+
+/** Updates the question message as the "After the Answer" option says. A failed update changes nothing else. */
+async function updateQuestion(ctx: IWebhookFunctions, question: Question, answer: Answer, place: Place): Promise<void> {
+	if (question.afterAnswer === 'leave') return;
+	try {
+		if (question.afterAnswer === 'removeButtons') {
+			await callMethod(ctx, 'editMessageReplyMarkup', { chat_id: place.chatId, message_id: place.messageId });
+			return;
+		}
+		const asked = String(ctx.getNodeParameter('message', ''));
+		const line = escapeFor(question.parseMode, decisionOf(question, answer));
+		// An edit without reply_markup removes the buttons.
+		await callMethod(ctx, 'editMessageText', {
+			chat_id: place.chatId,
+			message_id: place.messageId,
+			text: answeredText(asked, line, question.parseMode),
+			...(question.parseMode ? { parse_mode: question.parseMode } : {}),
+		});
+	} catch (error) {
+		ctx.logger.warn(`Service Bot "${ctx.getNode().name}": the answer resumed the workflow, but the question could not be updated: ${(error as Error).message}`);
+	}
+}
+
+/**
+ * The reply to the answer that resumes the execution. n8n serializes it only once it has marked the
+ * execution running with this answer (and never for an answer it refuses), so that is when the
+ * question is updated and the decision remembered.
+ */
+class AcceptedAnswer {
+	private accepted = false;
+
+	constructor(
+		private readonly reply: AnswerReply,
+		private readonly onAccepted: () => void,
+	) {}
+
+	toJSON(): AnswerReply {
+		if (!this.accepted) {
+			this.accepted = true;
+			this.onAccepted();
+		}
+		return this.reply;
+	}
+}
+
+function resume(ctx: IWebhookFunctions, question: Question, answer: Answer, place: Place): IWebhookResponseData {
+	const decision = decisionOf(question, answer);
+	const notice = answer.via === 'web' ? `Thank you. Your answer: ${decision}` : decisionOf(question, { ...answer, user: undefined });
+	const reply = new AcceptedAnswer({ resumed: true, notice }, () => {
+		rememberDecision(ctx.getExecutionId(), place.messageId, decision);
+		void updateQuestion(ctx, question, answer, place);
+	});
+	return { workflowData: [[{ json: outputOf(question, answer, place) }]], webhookResponse: reply };
+}
+
+function reply(ctx: IWebhookFunctions, status: number, body: AnswerReply | WaitingReply): IWebhookResponseData {
+	ctx.getResponseObject().status(status).json(body);
+	return { noWebhookResponse: true };
+}
+
+function page(ctx: IWebhookFunctions, status: number, html: string): IWebhookResponseData {
+	ctx.getResponseObject().status(status).type('html').send(html);
+	return { noWebhookResponse: true };
+}
+
+/** An answer the trigger brought that resumes nothing: the HTTP status and what the person is told. */
+interface Refusal {
+	status: number;
+	notice: string;
+}
+
+/** The answer of a request from the trigger, or why it resumes nothing. */
+async function answerFromChat(ctx: IWebhookFunctions, question: Question, waiting: Place | undefined, signed: Place | undefined): Promise<{ answer: Answer; place: Place } | Refusal> {
+	const raw = (ctx.getRequestObject() as { rawBody?: Buffer }).rawBody?.toString('utf8') ?? '';
+	if (!answerSignatureMatches(await tokenOf(ctx), raw, ctx.getHeaderData()[ANSWER_HEADER])) {
+		return { status: 403, notice: NOTICES.unverified };
+	}
+	let request: Partial<AnswerRequest>;
+	try {
+		request = JSON.parse(raw) as Partial<AnswerRequest>;
+	} catch {
+		return { status: 400, notice: NOTICES.unreadable };
+	}
+	const place = { chatId: String(request.chatId ?? ''), messageId: Number(request.messageId) };
+	// A version 1 link names its question too, signed by n8n.
+	if (!samePlace(waiting, place) || (signed !== undefined && !samePlace(signed, place))) {
+		return { status: 409, notice: NOTICES.otherQuestion };
+	}
+	const userId = isObject(request.user) ? String(request.user.id ?? '').toLowerCase() : '';
+	if (question.allowedUserIds.length > 0 && !question.allowedUserIds.includes(userId)) {
+		return { status: 403, notice: NOTICES.notAllowed };
+	}
+	if (question.responseType === 'freeText') {
+		if (typeof request.text !== 'string' || request.text.trim() === '') return { status: 400, notice: NOTICES.replyWithText };
+		return { answer: { text: request.text, user: request.user, via: 'chat' }, place };
+	}
+	const { choice } = request;
+	if (typeof choice !== 'number' || question.labels[choice] === undefined) return { status: 400, notice: NOTICES.invalidButton };
+	return { answer: { choice, user: request.user, via: 'chat' }, place };
+}
+
+/** The answer given on the answer page (its form, or a link of a web page question), if any. */
+function answerFromWeb(ctx: IWebhookFunctions, question: Question): Answer | undefined {
+	const body = ctx.getBodyData();
+	if (question.responseType === 'freeText') {
+		const text = typeof body.text === 'string' ? body.text.trim() : '';
+		return text === '' ? undefined : { text, via: 'web' };
+	}
+	const choice = Number(body.answer);
+	return body.answer !== undefined && Number.isInteger(choice) && question.labels[choice] !== undefined ? { choice, via: 'web' } : undefined;
+}
+
+function isChatAnswerPath(ctx: IWebhookFunctions): boolean {
+	const path = ctx.getRequestObject().path ?? new URL(ctx.getRequestObject().url ?? '/', 'http://n8n').pathname;
+	return path.replace(/\/+$/, '').endsWith(`/${CHAT_ANSWER_PATH}`);
+}
+
+export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const question = readQuestion((name, fallback) => this.getNodeParameter(name, fallback), { node: this.getNode(), itemIndex: 0 });
+	const method = this.getRequestObject().method.toUpperCase();
+	const waiting = waitingPlace(this);
+	const fromChat = method === 'POST' && this.getHeaderData()[ANSWER_HEADER] !== undefined;
+
+	if (isChatAnswerPath(this)) {
+		if (method === 'GET') return waiting ? reply(this, 200, { waiting }) : reply(this, 404, { resumed: false, notice: NOTICES.otherQuestion });
+		if (!fromChat) return reply(this, 403, { resumed: false, notice: NOTICES.unverified });
+		const result = await answerFromChat(this, question, waiting, undefined);
+		return 'status' in result ? reply(this, result.status, { resumed: false, notice: result.notice }) : resume(this, question, result.answer, result.place);
+	}
+
+	// n8n's signed URL of the answer page (and of version 1 answer buttons) names the question.
+	const query = this.getQueryData() as IDataObject;
+	const signed = { chatId: String(query.chat ?? ''), messageId: Number(query.message) };
+	if (fromChat) {
+		const result = await answerFromChat(this, question, waiting, signed);
+		return 'status' in result ? reply(this, result.status, { resumed: false, notice: result.notice }) : resume(this, question, result.answer, result.place);
+	}
+	if (!samePlace(waiting, signed)) return page(this, 409, noticePage(NOTICES.otherQuestion));
+	if (question.allowedUserIds.length > 0) return page(this, 403, noticePage(NOTICES.restrictedPage));
+	if (method !== 'POST') {
+		const preselected = Number(query.answer);
+		const choice = question.labels[preselected] !== undefined ? preselected : undefined;
+		return page(this, 200, questionPage(question, String(this.getNodeParameter('message', '')), choice));
+	}
+	const answer = answerFromWeb(this, question);
+	if (!answer) return page(this, 400, questionPage(question, String(this.getNodeParameter('message', ''))));
+	return resume(this, question, answer, signed);
+}

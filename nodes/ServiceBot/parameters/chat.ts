@@ -1,0 +1,72 @@
+/**
+ * The chat kind: a chat's UUID or a public group's or channel's @username, entered in a resource
+ * locator (ID or Username mode) and checked before anything is sent.
+ */
+import { isObject } from '../../shared/json';
+import { USERNAME_BODY, UUID_PATTERN, UUID_SOURCE } from '../../shared/spec';
+import { inputError, show } from './errors';
+import type { ParamKindDefinition } from './kind';
+import { baseField } from './kind';
+import { readText } from './text';
+
+/** A public chat username: `@` then letters, digits and underscores. */
+const USERNAME = new RegExp(`^@${USERNAME_BODY}$`);
+// In Username mode the `@` may be left out: the reader adds it.
+const USERNAME_FIELD_REGEX = `^@?${USERNAME_BODY}$`;
+
+/** A resource locator value `{__rl, mode, value}` or a plain value (older JSON, AI tools). */
+function locatedChat(raw: unknown): unknown {
+	if (!isObject(raw) || !('value' in raw)) return raw;
+	const { mode, value } = raw as { mode?: unknown; value?: unknown };
+	// In Username mode a missing `@` is added.
+	if (mode === 'username' && typeof value === 'string') {
+		const trimmed = value.trim();
+		return trimmed === '' || trimmed.startsWith('@') ? trimmed : `@${trimmed}`;
+	}
+	return value;
+}
+
+export const chatKind: ParamKindDefinition = {
+	fields: (param) => [
+		{
+			...baseField(param),
+			type: 'resourceLocator',
+			default: { mode: 'id', value: '' },
+			modes: [
+				{
+					displayName: 'ID',
+					name: 'id',
+					type: 'string',
+					placeholder: 'e.g. 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11',
+					hint: 'The chat UUID',
+					validation: [{ type: 'regex', properties: { regex: UUID_SOURCE, errorMessage: 'Not a chat UUID' } }],
+				},
+				{
+					displayName: 'Username',
+					name: 'username',
+					type: 'string',
+					placeholder: 'e.g. @my_channel',
+					hint: 'Public username of a group or channel',
+					validation: [
+						{
+							type: 'regex',
+							properties: { regex: USERNAME_FIELD_REGEX, errorMessage: 'Not a username: @ followed by letters, digits and underscores' },
+						},
+					],
+				},
+			],
+		},
+	],
+	read(value, param, { at }) {
+		const field = param.displayName;
+		const text = readText(at, field, locatedChat(value)).trim();
+		if (text === '') throw inputError(at, field, 'is required: a chat UUID or a public @username');
+		if (UUID_PATTERN.test(text) || USERNAME.test(text)) return text;
+		throw inputError(
+			at,
+			field,
+			`${show(text)} is not a chat UUID or @username`,
+			'Chats are identified by their UUID (e.g. 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11) or, for public groups and channels, by their username starting with @.',
+		);
+	},
+};

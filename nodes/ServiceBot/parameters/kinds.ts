@@ -1,0 +1,21 @@
+/**
+ * Every parameter kind, by name: its editor fields and its reader (kind.ts). Adding a kind is one
+ * module and one line here (and its name in ParamKind, param.ts).
+ */
+import { chatKind } from './chat';
+import { commandsKind } from './commands';
+import { entitiesKind } from './entities';
+import type { ParamKindDefinition } from './kind';
+import { replyMarkupKind } from './keyboard/read';
+import type { ParamKind } from './param';
+import { textKind } from './text';
+import { VALUE_KINDS } from './values';
+
+export const PARAM_KINDS: Record<ParamKind, ParamKindDefinition> = {
+	...VALUE_KINDS,
+	chat: chatKind,
+	text: textKind,
+	entities: entitiesKind,
+	commands: commandsKind,
+	replyMarkup: replyMarkupKind,
+};

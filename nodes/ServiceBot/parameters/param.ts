@@ -1,0 +1,110 @@
+/**
+ * The ground floor of the action node: what a wire parameter is, the node versions, how a
+ * parameter's editor field is named, and the one way an item's node parameter is read. Every
+ * parameter kind and every method definition stands on it; it imports nothing of the package.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+/** The node versions; a new node gets the newest. */
+export const NODE_VERSIONS = [1, 2] as const;
+
+/**
+ * The kind of a wire parameter: it decides the editor field and the check.
+ * - chat: chat UUID or public `@username` (a resource locator); user, media: UUIDs
+ * - messageId: whole number from 1; integer: whole number within min/max
+ * - text: string within min/max UTF-16 units; replyMarkup: the keyboard fields
+ * Each kind's editor fields and reader live in one module, registered in kinds.ts (PARAM_KINDS).
+ */
+export type ParamKind =
+	| 'chat'
+	| 'user'
+	| 'media'
+	| 'messageId'
+	| 'text'
+	| 'integer'
+	| 'boolean'
+	| 'parseMode'
+	| 'entities'
+	| 'replyMarkup'
+	| 'chatAction'
+	| 'url'
+	| 'secretToken'
+	| 'updateTypes'
+	| 'commands'
+	| 'languageCode';
+
+/** The markups a reply_markup parameter takes, and how its "None" reads in the editor. */
+export interface MarkupScope {
+	readonly kinds: 'any' | 'inline';
+	/** How "None" (no reply_markup sent) reads; says so where that removes a keyboard. */
+	readonly none?: { readonly name: string; readonly description?: string };
+}
+
+export interface Param {
+	/** Wire name, as sent in the JSON payload; the editor field is its camelCase form. */
+	readonly name: string;
+	readonly kind: ParamKind;
+	readonly required: boolean;
+	readonly displayName: string;
+	readonly description: string;
+	readonly placeholder?: string;
+	/** Inclusive bounds: UTF-16 units for text, the value for integers. */
+	readonly min?: number;
+	readonly max?: number;
+	/** The value the service assumes when the parameter is absent (shown as the field's default). */
+	readonly serviceDefault?: number;
+	/** parseMode, chatAction: the values the service takes here. */
+	readonly values?: readonly string[];
+	/**
+	 * A node option (in "Options") that, when on, lets a value run over `max` because the method's
+	 * `requests` splits it; the error of a value over the limit names that option.
+	 */
+	readonly splitBy?: { readonly option: string; readonly optionName: string };
+	/** url: an address the service pushes updates to (HTTPS on the spec's webhook ports). */
+	readonly webhookUrl?: boolean;
+	readonly markup?: MarkupScope;
+	/**
+	 * A required value whose removal is an explicit choice: a "<field> Action" selector (Set / Remove)
+	 * comes first, and Remove sends an empty value. The noun names the thing, e.g. "Description".
+	 */
+	readonly removable?: string;
+	/** The node versions that have this parameter (both bounds inclusive; open when absent). */
+	readonly versions?: { readonly from?: number; readonly to?: number };
+}
+
+/** Where an item is read: the node, the item, and the item's "Options" (some checks depend on them). */
+export interface ItemContext {
+	readonly ctx: IExecuteFunctions;
+	readonly itemIndex: number;
+	/** The item's "Options" values. */
+	readonly options: IDataObject;
+}
+
+/** The node field of a wire parameter: `reply_to_message_id` → `replyToMessageId`. */
+export function fieldName(param: Param): string {
+	return param.name.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/** The Set / Remove selector of a removable parameter, e.g. `descriptionAction`. */
+export function removalFieldName(param: Param): string {
+	return `${fieldName(param)}Action`;
+}
+
+export function isInVersion(param: Param, version: number): boolean {
+	const { from, to } = param.versions ?? {};
+	return (from === undefined || version >= from) && (to === undefined || version <= to);
+}
+
+/**
+ * A node parameter of an item. `skipValidation`: n8n's own validation of a read looks the parameter
+ * up among all of the node's properties, which costs time on every read of every item, and checks
+ * nothing these checks do not check more precisely.
+ */
+export function nodeParameter(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback: unknown): unknown {
+	return ctx.getNodeParameter(name, itemIndex, fallback as never, { skipValidation: true });
+}
+
+/** A value that gives nothing: an optional parameter with it sends nothing. */
+export function isEmpty(value: unknown): boolean {
+	return value === undefined || value === null || value === '';
+}

@@ -1,0 +1,146 @@
+/**
+ * The triggers' parameters, read and checked before anything is sent: a value the service would
+ * refuse, or one a filter could never match, fails with an error naming the field and the fix.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { LIMITS, UPDATE_TYPES, UUID_PATTERN } from '../spec';
+import { CREDENTIAL_TYPE, tokenOf } from '../transport';
+import type { DeliverySettings } from './deliver';
+import { normaliseId } from './filters';
+import type { TriggerContext } from './identity';
+
+interface Options {
+	addHandyFields?: boolean;
+	chatIds?: string;
+	userIds?: string;
+	// Webhook delivery.
+	takeOverExistingWebhook?: boolean;
+	dropPendingUpdates?: boolean;
+	maxConnections?: number;
+	// Polling delivery.
+	deleteExistingWebhook?: boolean;
+	longPollTimeout?: number;
+	updatesPerRequest?: number;
+}
+
+function optionsOf(ctx: TriggerContext): Options {
+	return ctx.getNodeParameter('options', {}) as Options;
+}
+
+function invalid(ctx: TriggerContext, message: string): NodeOperationError {
+	return new NodeOperationError(ctx.getNode(), message);
+}
+
+export async function requireToken(ctx: TriggerContext): Promise<string> {
+	const token = await tokenOf(ctx);
+	if (token === '') {
+		throw invalid(ctx, 'The Service Bot API credential has no access token: enter the bot token in the credential');
+	}
+	return token;
+}
+
+/**
+ * The `allowed_updates` both deliveries send: always every type, the full list rather than an empty
+ * one (the spec only says the listed types are forwarded, so an empty list might mean none, and an
+ * absent list may keep an older filter). Answers to a Send and Wait for Response arrive as button taps
+ * and replies to a free-text question whatever the trigger starts its workflow for; the filter
+ * (`filterTypes`) drops the updates that are neither answers nor selected.
+ */
+export const ALLOWED_UPDATES: readonly string[] = UPDATE_TYPES;
+
+/** Trigger On → the types the trigger runs for; empty = all. */
+function filterTypes(ctx: TriggerContext): string[] {
+	const value = ctx.getNodeParameter('updates', []) as unknown;
+	const selected = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : [];
+	const all = selected.length === 0 || selected.includes('*');
+	return all ? [] : UPDATE_TYPES.filter((type) => selected.includes(type));
+}
+
+const EXAMPLE_UUID = '1f0c6b6e-3a5d-4e8b-9a51-0c2d8e1f4b7a';
+
+/**
+ * "a, b\nc" → the normalised IDs. Updates name chats and users by ID (a UUID; Telegram-compatible
+ * services use integers), so anything else could never match and would silently drop every update.
+ */
+function idList(ctx: TriggerContext, field: 'Restrict to Chat IDs' | 'Restrict to User IDs', text: unknown): string[] {
+	if (text === undefined || text === null) return [];
+	if (typeof text !== 'string') throw invalid(ctx, `${field} must be text: IDs separated by commas`);
+	const kind = field === 'Restrict to Chat IDs' ? 'chat' : 'user';
+	const entries = text.split(/[\s,;]+/).filter((entry) => entry !== '');
+	for (const entry of entries) {
+		if (UUID_PATTERN.test(entry) || /^-?\d{1,20}$/.test(entry)) continue;
+		if (entry.startsWith('@')) {
+			throw invalid(
+				ctx,
+				`${field}: "${entry}" is a username, but updates name the ${kind} by its ID. Enter the ID instead (a UUID such as ${EXAMPLE_UUID}): it is the ${kind}_id of an update from that ${kind} (turn on Add Handy Fields)${kind === 'chat' ? ', or the id that Get Chat returns' : ''}`,
+			);
+		}
+		throw invalid(ctx, `${field}: "${entry}" is not a ${kind} ID. Enter IDs (UUIDs such as ${EXAMPLE_UUID}) separated by commas`);
+	}
+	return entries.map(normaliseId);
+}
+
+export function readDeliverySettings(ctx: TriggerContext): DeliverySettings {
+	const options = optionsOf(ctx);
+	return {
+		types: filterTypes(ctx),
+		chatIds: idList(ctx, 'Restrict to Chat IDs', options.chatIds),
+		userIds: idList(ctx, 'Restrict to User IDs', options.userIds),
+		addHandyFields: options.addHandyFields === true,
+	};
+}
+
+/** A whole number within the spec's range, or undefined when the option is not set. */
+function wholeNumber(ctx: TriggerContext, field: string, value: unknown, range: { min: number; max: number }): number | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	const number = typeof value === 'string' ? Number(value.trim()) : value;
+	if (typeof number !== 'number' || !Number.isInteger(number) || number < range.min || number > range.max) {
+		throw invalid(ctx, `${field} must be a whole number from ${range.min} to ${range.max}, not ${JSON.stringify(value)}`);
+	}
+	return number;
+}
+
+export interface WebhookOptions {
+	readonly takeOver: boolean;
+	readonly dropPendingUpdates: boolean;
+	/** Absent: the service's default (40). */
+	readonly maxConnections: number | undefined;
+}
+
+export function readWebhookOptions(ctx: TriggerContext): WebhookOptions {
+	const options = optionsOf(ctx);
+	return {
+		takeOver: options.takeOverExistingWebhook === true,
+		dropPendingUpdates: options.dropPendingUpdates === true,
+		maxConnections: wholeNumber(ctx, 'Max Connections', options.maxConnections, LIMITS.maxConnections),
+	};
+}
+
+/** Polling's defaults when an option is not set (the same as the editor's). The long poll stays under the 60 s idle timeout of common proxies. */
+const POLLING_DEFAULTS = { longPollTimeout: 45, updatesPerRequest: LIMITS.updatesLimit.default } as const;
+
+export interface PollingOptions {
+	readonly deleteExistingWebhook: boolean;
+	/** Seconds the service may hold a getUpdates request open. */
+	readonly longPollTimeout: number;
+	/** Updates per getUpdates request. */
+	readonly limit: number;
+}
+
+export function readPollingOptions(ctx: TriggerContext): PollingOptions {
+	const options = optionsOf(ctx);
+	return {
+		deleteExistingWebhook: options.deleteExistingWebhook === true,
+		longPollTimeout:
+			wholeNumber(ctx, 'Long Poll Timeout', options.longPollTimeout, LIMITS.updatesTimeout) ?? POLLING_DEFAULTS.longPollTimeout,
+		limit: wholeNumber(ctx, 'Updates per Request', options.updatesPerRequest, LIMITS.updatesLimit) ?? POLLING_DEFAULTS.updatesPerRequest,
+	};
+}
+
+/** The credential's base URL (to tell a service on this machine, such as the emulator, from a remote one). */
+export async function serviceBaseUrl(ctx: TriggerContext): Promise<string> {
+	const credentials: IDataObject = await ctx.getCredentials(CREDENTIAL_TYPE);
+	return typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
+}

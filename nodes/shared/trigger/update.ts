@@ -1,0 +1,100 @@
+/**
+ * What a trigger receives: one Update (spec parts 2 and 6), described as zod schemas.
+ *
+ * Only `update_id` decides whether a body is an update at all. Everything else is read tolerantly:
+ * the spec leaves most fields "not shown" and a Telegram-compatible service may add more, so a field
+ * of an unexpected shape reads as absent instead of refusing the update. The update is always output
+ * exactly as received; the parsed fields only serve the filters and the handy fields.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { z } from 'zod/v4';
+
+import { isObject } from '../json';
+
+/** A chat or user id as text: UUID strings as given (spec), Telegram-style integers in decimal. */
+const Id = z.union([z.string().trim().min(1), z.int()]).transform(String);
+const Int = z.int();
+
+/** A field that reads as absent when it is missing or not of the expected shape. */
+function tolerant<T extends z.ZodType>(schema: T) {
+	return schema.optional().catch(undefined);
+}
+
+const Chat = z.looseObject({ id: Id });
+const User = z.looseObject({ id: Id });
+
+/**
+ * The object an update carries under its type's name. Messages and callback queries are the spec's
+ * two types; any other type is read the same way when its payload has `chat`, `from` or a `message`.
+ */
+const Payload = z.looseObject({
+	id: tolerant(Id),
+	message_id: tolerant(Int),
+	chat: tolerant(Chat),
+	from: tolerant(User),
+	text: tolerant(z.string()),
+	caption: tolerant(z.string()),
+	data: tolerant(z.string()),
+	message: tolerant(z.looseObject({ message_id: tolerant(Int), chat: tolerant(Chat) })),
+});
+
+const Update = z.looseObject({
+	update_id: z.int({ error: 'update_id must be an integer' }),
+});
+
+/** An update as the trigger understands it, next to the body exactly as it arrived. */
+export interface ReceivedUpdate {
+	readonly updateId: number;
+	/** The first field besides `update_id` that holds an object: `message`, `callback_query`, … */
+	readonly type: string | undefined;
+	readonly body: IDataObject;
+	readonly chatId: string | undefined;
+	readonly user: IDataObject | undefined;
+	readonly userId: string | undefined;
+	readonly messageId: number | undefined;
+	/** A message's text, or its caption. */
+	readonly text: string | undefined;
+	readonly callbackData: string | undefined;
+	readonly callbackQueryId: string | undefined;
+}
+
+type ParsedUpdate = { ok: true; update: ReceivedUpdate } | { ok: false; reason: string };
+
+function typeOf(body: IDataObject): string | undefined {
+	for (const [key, value] of Object.entries(body)) {
+		if (key !== 'update_id' && isObject(value)) return key;
+	}
+	return undefined;
+}
+
+/** Reads one received body. Never throws: a body that is not an update says why. */
+export function parseUpdate(body: unknown): ParsedUpdate {
+	if (!isObject(body)) return { ok: false, reason: 'the body is not a JSON object' };
+	const update = Update.safeParse(body);
+	if (!update.success) return { ok: false, reason: update.error.issues[0]?.message ?? 'update_id must be an integer' };
+
+	const type = typeOf(body);
+	const parsed = type === undefined ? undefined : Payload.safeParse(body[type]);
+	const payload = parsed?.success === true ? parsed.data : undefined;
+	const raw = type === undefined ? undefined : (body[type] as IDataObject);
+	const isClick = type === 'callback_query';
+	// A message names its chat; a click names the chat of the message holding the button.
+	const chatId = payload?.chat?.id ?? payload?.message?.chat?.id;
+	const messageId = isClick ? payload?.message?.message_id : payload?.message_id;
+	return {
+		ok: true,
+		update: {
+			updateId: update.data.update_id,
+			type,
+			body,
+			chatId,
+			// The user as received (the parsed id is text; the output keeps the service's own value).
+			user: payload?.from ? (raw?.from as IDataObject) : undefined,
+			userId: payload?.from?.id,
+			messageId,
+			text: isClick ? undefined : (payload?.text ?? payload?.caption),
+			callbackData: isClick ? payload?.data : undefined,
+			callbackQueryId: isClick ? payload?.id : undefined,
+		},
+	};
+}
