@@ -6,7 +6,8 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	// n8n user folders left by failed e2e scenarios hold installed packages (duplicate package names).
-	modulePathIgnorePatterns: ['<rootDir>/test/output/'],
+	// The manifests of other n8n versions for the e2e tests carry the same package name as the pinned one.
+	modulePathIgnorePatterns: ['<rootDir>/test/output/', '<rootDir>/test/e2e/n8n/'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }],
 	},

@@ -1,6 +1,6 @@
 /**
- * `npm run bench:trigger`: polling vs webhook delivery of the Service Bot triggers (issue 12,
- * "Measured"). The emulator runs in its own process; the triggers run in this one through the
+ * `npm run bench:trigger`: polling vs webhook delivery of the Service Bot triggers
+ * (test/bench/README.md). The emulator runs in its own process; the triggers run in this one through the
  * harness (n8n-core's real TriggerContext / WebhookContext, a real HTTP server for pushes).
  *
  * - Latency: from the moment an update is handed to the emulator (control API) to the moment the

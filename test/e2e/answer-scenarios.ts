@@ -1,5 +1,5 @@
 /**
- * Send and Wait for Response in real n8n 2.41.1 (issue 13): the example workflow
+ * Send and Wait for Response in real n8n 2.41.1: the example workflow
  * "ask for approval in the chat" (Manual → Send and Wait, approval → Send Message with the decision)
  * started as the editor starts it, an active trigger on the same bot, and the emulator's demo user
  * tapping Approve. Once with the echo bot's webhook trigger, once with a polling trigger. n8n's

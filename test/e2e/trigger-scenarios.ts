@@ -1,7 +1,7 @@
 /**
- * The triggers in real n8n 2.41.1: test and production of the webhook trigger (issue 10: test-listen
- * then publish; a take-over test while published hands the webhook back), and the polling trigger
- * (issue 12). Each workflow is an echo: trigger → Service Bot "Send Message" answering
+ * The triggers in real n8n 2.41.1: test and production of the webhook trigger (test-listen
+ * then publish; a take-over test while published hands the webhook back), and the polling trigger.
+ * Each workflow is an echo: trigger → Service Bot "Send Message" answering
  * `You said: <text> (<test|production>)`, so the chat shows which run answered.
  */
 import assert from 'node:assert/strict';

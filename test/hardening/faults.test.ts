@@ -1,5 +1,5 @@
 /**
- * Issue 7, item 3: fault injection through the emulator. Every fault gives a clear error; retries
+ * Fault injection through the emulator. Every fault gives a clear error; retries
  * happen only where a repeat cannot act twice (read-only methods, or nothing reached the service)
  * and are bounded; and the bot token, one full of regex and URL metacharacters, appears nowhere:
  * not in an error's message, description, stack or cause chain, not in an output item or the run

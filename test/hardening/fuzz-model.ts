@@ -1,5 +1,5 @@
 /**
- * The input model of the parameter fuzzing (issue 7, item 1); not a test file itself.
+ * The input model of the parameter fuzzing; not a test file itself.
  *
  * Every method of the spec becomes one or more `Variant`s of the Service Bot node: node parameters
  * in which each fuzzed field is an expression reading the input item (`={{ $json.<key> }}`), and

@@ -1,5 +1,5 @@
 /**
- * Issue 7, item 1: property-based fuzzing of every operation's parameters (model: fuzz-model.ts).
+ * Property-based fuzzing of every operation's parameters (model: fuzz-model.ts).
  *
  * For each operation (keyboards in each of their modes):
  * - through the real node (n8n-core WorkflowExecute, expressions resolved by n8n): batches of

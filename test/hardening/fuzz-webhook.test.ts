@@ -1,5 +1,5 @@
 /**
- * Issue 7, item 2: webhook fuzzing of the Service Bot Trigger.
+ * Webhook fuzzing of the Service Bot Trigger.
  *
  * Generated requests to the trigger's production webhook: no secret header, a wrong secret (random,
  * same length, truncated, padded, case-flipped, repeated, the test URL's or another workflow's

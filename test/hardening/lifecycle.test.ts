@@ -1,5 +1,5 @@
 /**
- * Issue 7, item 6: 100 activate/deactivate cycles of one trigger (n8n's production activation, or
+ * 100 activate/deactivate cycles of one trigger (n8n's production activation, or
  * the editor's test registration), with foreign webhooks set before activation, while active, or
  * left over from earlier cycles: by another system, or by another workflow's trigger of the same
  * bot taking the webhook over. After every step:

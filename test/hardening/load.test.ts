@@ -1,5 +1,5 @@
 /**
- * Issue 7, item 4 (and issue 12, polling): load without loss. The emulator pushes 1000 updates to the trigger's real HTTP
+ * Load without loss. The emulator pushes 1000 updates to the trigger's real HTTP
  * webhook server (harness `startWebhookServer`, n8n-core's WebhookContext per request) with
  * max_connections 40 → 1000 executions, none lost, none duplicated.
  *
@@ -142,7 +142,7 @@ describe('load', () => {
 	}, 90_000);
 });
 
-describe('load while polling (issue 12)', () => {
+describe('load while polling', () => {
 	const BURSTS = 10;
 	const PER_BURST = UPDATES / BURSTS;
 

@@ -1,5 +1,5 @@
 /**
- * Issue 7, item 5: a bulk send of 500 items over 20 chats while the emulator answers a third of the
+ * A bulk send of 500 items over 20 chats while the emulator answers a third of the
  * calls with 429 and retry_after 1 → every message delivered exactly once, each chat's order kept.
  *
  * The 429s are spread deterministically: the first call of each chat and then every third call of

@@ -1,5 +1,5 @@
 /**
- * Paths n8n users take every day that the first tests did not model (issue 10, action node): the
+ * Paths n8n users take every day that the first tests did not model: the
  * error output, strict input order at concurrency 1, splitting formatted text, Copy Message
  * keyboards, per-item "no keyboard", and the editor texts and messages that cost users data or time.
  * Expected values come from the spec and from n8n's own conventions, written here.

@@ -1,5 +1,5 @@
 /**
- * Issue 4, acceptance 2: updates pushed by the emulator over HTTP reach the trigger with the secret
+ * Updates pushed by the emulator over HTTP reach the trigger with the secret
  * header and start the workflow; a wrong, missing or same-length-but-different secret gets 403 and
  * starts nothing.
  */
@@ -197,7 +197,7 @@ describe('secret check in webhook()', () => {
 	});
 });
 
-describe('secret derivation independent of URLs (issue 10, point 10)', () => {
+describe('secret derivation independent of URLs', () => {
 	const ids = (): { workflowId: string; webhookId: string; nodeId: string } => ({
 		workflowId: `wf-${randomUUID()}`,
 		webhookId: randomUUID(),
@@ -258,7 +258,7 @@ describe('secret derivation independent of URLs (issue 10, point 10)', () => {
 	});
 });
 
-describe('a changed bot token (issue 10, point 11)', () => {
+describe('a changed bot token', () => {
 	test('pushes refused for the old secret are logged at warn with the fix, at most once a minute', async () => {
 		const id = { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() };
 		const before = await makeHarness(emu, id);

@@ -1,7 +1,7 @@
 /**
  * The triggers' descriptions: saved workflows keep working (every parameter name, value and default of
  * 0.1.0 is still there, property by property, except texts changed on purpose), "Trigger On: All
- * Updates" and the canvas subtitle read as words (issue 10, point 12).
+ * Updates" and the canvas subtitle read as words.
  */
 import type { INode, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
@@ -19,7 +19,7 @@ function plain<T>(value: T): T {
 	return JSON.parse(JSON.stringify(value)) as T;
 }
 
-/** Texts of 0.1.0 changed on purpose by issue 10 (labels, advice, subtitle); everything else must be identical. */
+/** Texts of 0.1.0 changed on purpose (labels, advice, subtitle); everything else must be identical. */
 const CHANGED_TEXTS = [
 	'subtitle',
 	'properties.oneWebhookNotice.displayName',
@@ -29,7 +29,7 @@ const CHANGED_TEXTS = [
 	'properties.options.options.chatIds.description',
 	'properties.options.options.userIds.description',
 	'properties.options.options.takeOverExistingWebhook.description',
-	// Issue 13: answers to a Send and Wait for Response are received whatever Trigger On says.
+	// Answers to a Send and Wait for Response are received whatever Trigger On says.
 	'properties.updates.description',
 ];
 

@@ -1,5 +1,5 @@
 /**
- * Issue 4, acceptance 3: the update type filter, the chat and user allow-lists (messages and
+ * The update type filter, the chat and user allow-lists (messages and
  * callback queries, failing closed) and the duplicate window, each with a passing and a rejected case.
  * Updates come from the emulator by real push where it can produce them; the rest go through
  * `receive()` with the secret the emulator holds.

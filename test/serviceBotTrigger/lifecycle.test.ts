@@ -1,5 +1,5 @@
 /**
- * Issue 4, acceptance 1, 4 and 5: activation (secret, options, ownership), checkExists, deactivation.
+ * Activation (secret, options, ownership), checkExists, deactivation.
  * Everything runs through n8n-core's real HookContext / WebhookContext against the emulator.
  */
 import { randomUUID } from 'node:crypto';
@@ -242,7 +242,7 @@ describe('deactivation (acceptance 4)', () => {
 	});
 });
 
-describe('ownership on activation (acceptance 5; issue 10, point 9: the advice is in the message)', () => {
+describe('ownership on activation (the advice is in the message)', () => {
 	test('a foreign webhook makes activation fail with an error whose message says what to do; take-over replaces it', async () => {
 		const token = emu.demo.token;
 		const foreign = `http://127.0.0.1:9/hook/${token}?key=their-secret`;
@@ -291,7 +291,7 @@ describe('ownership on activation (acceptance 5; issue 10, point 9: the advice i
 	});
 });
 
-describe('test and production of one trigger (issue 10, points 7 and 8)', () => {
+describe('test and production of one trigger', () => {
 	const ids = (): { workflowId: string; webhookId: string; nodeId: string } => ({
 		workflowId: `wf-${randomUUID()}`,
 		webhookId: randomUUID(),
@@ -395,7 +395,7 @@ describe('test and production of one trigger (issue 10, points 7 and 8)', () => 
 	});
 });
 
-describe('options are checked before setWebhook (issue 10, point 12)', () => {
+describe('options are checked before setWebhook', () => {
 	async function activationError(parameters: Record<string, unknown>, webhookBaseUrl?: string, baseUrl?: string): Promise<Error | undefined> {
 		const harness = await makeHarness(emu, { parameters: parameters as never, webhookBaseUrl, serviceBaseUrl: baseUrl });
 		return await harness.activate().then(

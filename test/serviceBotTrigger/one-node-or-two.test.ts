@@ -1,6 +1,6 @@
 /**
- * Issue 12 asked for "Delivery: Webhook | Polling" on one node unless n8n cannot keep such a node's
- * webhook behaviour intact; this is why the polling delivery is a node of its own.
+ * Why polling is a node of its own, not "Delivery: Webhook | Polling" on one node: n8n cannot keep
+ * such a node's webhook behaviour intact.
  *
  * A test webhook delivery starts a manual execution whose first node is the trigger, holding the
  * webhook's items (packages/cli/src/webhooks/webhook-helpers.ts, prepareExecutionData). n8n-core's

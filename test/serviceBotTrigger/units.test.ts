@@ -1,34 +1,15 @@
 /**
- * The triggers' pieces on their own: secret derivation and comparison, reading updates, URL
- * ownership and the spec's webhook URL rules, the duplicate window.
+ * The webhook trigger's pieces on their own: secret derivation and comparison, URL ownership and the
+ * spec's webhook URL rules.
  */
 import { createHmac } from 'node:crypto';
 
-import { parseUpdate } from '../../nodes/shared/trigger/update';
 import type { TriggerIdentity } from '../../nodes/shared/trigger/identity';
 import { deriveSecret, legacySecret, secretMatches } from '../../nodes/ServiceBotTrigger/webhook/secret';
 import { ownershipOf, webhookUrlProblem } from '../../nodes/ServiceBotTrigger/webhook/urls';
-import { retryWait } from '../../nodes/ServiceBotPollingTrigger/poll';
 import { SECRET_PATTERN } from './helpers';
 
 const identity: TriggerIdentity = { workflowId: 'wf-1', nodeId: 'node-1', webhookId: 'hook-1' };
-
-describe('the polling wait after a failed getUpdates (a pure function of the typed failure)', () => {
-	it('a 429 waits what its retry_after asks, up to 5 minutes; without one, the first backoff step', () => {
-		const tooMany = (retryAfterSeconds?: number) => ({ kind: 'refused', status: 429, description: 'Too Many Requests', retryAfterSeconds }) as const;
-		expect(retryWait(tooMany(7), 1)).toBe(7000);
-		expect(retryWait(tooMany(0), 3)).toBe(0);
-		expect(retryWait(tooMany(3600), 1)).toBe(300_000);
-		expect(retryWait(tooMany(), 1)).toBe(1000);
-	});
-
-	it('any other failure doubles from 1 s to at most 30 s', () => {
-		const waits = [1, 2, 3, 5, 6, 7, 50].map((failures) => retryWait({ kind: 'serverError', status: 502 }, failures));
-		expect(waits).toEqual([1000, 2000, 4000, 16_000, 30_000, 30_000, 30_000]);
-		expect(retryWait({ kind: 'network', code: 'ECONNREFUSED', nothingSent: true }, 2)).toBe(2000);
-		expect(retryWait(undefined, 1)).toBe(1000);
-	});
-});
 
 describe('deriveSecret', () => {
 	test('is stable, 43 allowed characters, and changes with the token, every part of the identity and the run', () => {
@@ -87,35 +68,6 @@ describe('secretMatches', () => {
 	});
 });
 
-describe('parseUpdate', () => {
-	test('a body is an update when it is an object with an integer update_id', () => {
-		for (const body of [{}, [], null, 'x', { update_id: '7' }, { update_id: 1.5 }, { update_id: null }]) {
-			expect(parseUpdate(body).ok).toBe(false);
-		}
-		expect(parseUpdate({ update_id: 7 })).toMatchObject({ ok: true, update: { updateId: 7, type: undefined } });
-	});
-
-	test('the type is the field holding an object; chat and user of messages and clicks are read', () => {
-		const message = parseUpdate({ update_id: 1, message: { message_id: 3, chat: { id: 'C' }, from: { id: 'U', first_name: 'A' }, text: 'hi' } });
-		expect(message).toMatchObject({ ok: true, update: { type: 'message', chatId: 'C', userId: 'U', messageId: 3, text: 'hi' } });
-		const click = parseUpdate({ update_id: 2, callback_query: { id: 'q', from: { id: 'U' }, message: { message_id: 9, chat: { id: 'C' } }, data: 'd' } });
-		expect(click).toMatchObject({
-			ok: true,
-			update: { type: 'callback_query', chatId: 'C', userId: 'U', messageId: 9, text: undefined, callbackData: 'd', callbackQueryId: 'q' },
-		});
-	});
-
-	test('fields of an unexpected shape read as absent; the update is kept as received', () => {
-		const body = { update_id: 3, message: { message_id: 'x', chat: { id: { nested: true } }, from: 'nobody', text: 5 } };
-		const parsed = parseUpdate(body);
-		expect(parsed).toMatchObject({ ok: true, update: { type: 'message', chatId: undefined, userId: undefined, messageId: undefined, text: undefined } });
-		expect(parsed.ok && parsed.update.body).toBe(body);
-		// Telegram-style integer ids are read as text; the user object is output as it came.
-		const numeric = parseUpdate({ update_id: 4, message: { message_id: 1, chat: { id: -100 }, from: { id: 42 } } });
-		expect(numeric).toMatchObject({ ok: true, update: { chatId: '-100', userId: '42', user: { id: 42 } } });
-	});
-});
-
 describe('webhook URLs', () => {
 	const own = 'https://n8n.example.com/webhook/0b7c5e0e-6c1f-4a59-9f87-3c1d2e4f5a6b/webhook';
 	const webhookId = '0b7c5e0e-6c1f-4a59-9f87-3c1d2e4f5a6b';
@@ -145,42 +97,5 @@ describe('webhook URLs', () => {
 		// The emulator (or a test service) on this machine can reach n8n's loopback URL.
 		expect(webhookUrlProblem('http://127.0.0.1:5678/webhook/x', 'http://127.0.0.1:8081')).toBeUndefined();
 		expect(webhookUrlProblem('http://localhost:5678/webhook/x', 'http://localhost:8081')).toBeUndefined();
-	});
-});
-
-describe('duplicate window', () => {
-	type Duplicates = typeof import('../../nodes/shared/trigger/duplicates');
-
-	/** A fresh copy of the module: what another n8n process would have in memory (nothing). */
-	function freshProcess(): Duplicates {
-		let loaded: Duplicates | undefined;
-		jest.isolateModules(() => {
-			loaded = jest.requireActual<Duplicates>('../../nodes/shared/trigger/duplicates');
-		});
-		if (!loaded) throw new Error('module not loaded');
-		return loaded;
-	}
-
-	test('a copy reaching the same process is caught; another process knows nothing of it (n8n keeps no shared window)', () => {
-		const proc = freshProcess();
-		expect(proc.seenBefore('key', 20)).toBe(false);
-		expect(proc.seenBefore('key', 20)).toBe(true);
-		expect(freshProcess().seenBefore('key', 20)).toBe(false);
-	});
-
-	test('the window holds the last 1000 ids; older ones leave it', () => {
-		const size = 1000;
-		const proc = freshProcess();
-		for (let id = 1; id <= size + 1; id++) expect(proc.seenBefore('key', id)).toBe(false);
-		expect(proc.seenBefore('key', 1)).toBe(false);
-		expect(proc.seenBefore('key', 3)).toBe(true);
-		expect(proc.seenBefore('key', size + 1)).toBe(true);
-	});
-
-	test('windows of different triggers (or bots) are separate', () => {
-		const proc = freshProcess();
-		expect(proc.seenBefore('bot-a', 30)).toBe(false);
-		expect(proc.seenBefore('bot-b', 30)).toBe(false);
-		expect(proc.seenBefore('bot-a', 30)).toBe(true);
 	});
 });

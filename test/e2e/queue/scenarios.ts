@@ -1,5 +1,5 @@
 /**
- * Queue-mode scenarios (issue 14): the packed package in n8n 2.41.1 with a main, two workers and two
+ * Queue-mode scenarios: the packed package in n8n 2.41.1 with a main, two workers and two
  * webhook processes behind a load balancer, on Postgres and Redis (./cluster.ts), talking to the
  * emulator. Each asserts on the emulator's state and on n8n's executions. `./run.ts` runs them.
  *

@@ -2,9 +2,9 @@
  * The Service Bot API credential: its `test` request, run the way n8n runs it when a user saves the
  * credential (see test/harness/credential-tester.ts), and its `authenticate` at runtime.
  */
-import { startEmulator, type Emulator } from './emulator';
-import { executeNode, testCredential } from './harness';
-import { MethodCaller } from './harness/test-nodes';
+import { startEmulator, type Emulator } from '../emulator';
+import { executeNode, testCredential } from '../harness';
+import { MethodCaller } from '../harness/test-nodes';
 
 const UNAUTHORIZED = 'The service rejected the access token (401). Check that the token is complete and still valid.';
 const NOT_FOUND = 'Nothing answered at this address (404). Check the base URL (without /bot…) and the token.';

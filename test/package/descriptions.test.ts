@@ -8,9 +8,9 @@
  */
 import type { IDataObject, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
-import { ServiceBot } from '../nodes/ServiceBot/ServiceBot.node';
-import { ServiceBotTrigger } from '../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
-import before from './fixtures/descriptions-0.1.0.json';
+import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
+import { ServiceBotTrigger } from '../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
+import before from '../fixtures/descriptions-0.1.0.json';
 
 type Json = unknown;
 
@@ -97,7 +97,7 @@ describe('node descriptions against version 0.1.0', () => {
 			[
 				// Version 2 added (Edit Message Caption's caption as a main field; explicit removal of descriptions).
 				'node.version',
-				// Issue 10.4: Copy Message takes every kind of new reply markup (spec 4.1), with their fields.
+				// Copy Message takes every kind of new reply markup (spec 4.1), with their fields.
 				...['replyKeyboard', 'replyKeyboardOptions', 'forceReplyPlaceholder'].map(
 					(name) => `${name} @ message.copyMessage (new)`,
 				),
@@ -106,26 +106,26 @@ describe('node descriptions against version 0.1.0', () => {
 				...['forceReply', 'removeKeyboard', 'replyKeyboard'].map(
 					(value) => `replyMarkup @ message.copyMessage.options[value="${value}"]`,
 				),
-				// Issue 10.6: on an edit, None removes the keyboard, and says so; Edit Message Reply Markup calls it that.
+				// On an edit, None removes the keyboard, and says so; Edit Message Reply Markup calls it that.
 				...['editMessageText', 'editMessageCaption'].flatMap((operation) => [
 					`replyMarkup @ message.${operation}.options[value="none"].description`,
 					`replyMarkup @ message.${operation}.options[value="none"].name`,
 				]),
 				'replyMarkup @ message.editMessageReplyMarkup.options[value="none"].description',
 				'replyMarkup @ message.editMessageReplyMarkup.options[value="none"].name',
-				// Issue 10.6: Forward and Copy name their destination as one.
+				// Forward and Copy name their destination as one.
 				...['forwardMessage', 'copyMessage'].flatMap((operation) => [
 					`chatId @ message.${operation}.description`,
 					`chatId @ message.${operation}.displayName`,
 				]),
-				// Issue 10.6: media ID fields say where an ID comes from.
+				// Media ID fields say where an ID comes from.
 				...['sendPhoto.photo', 'sendVideo.video', 'sendDocument.document', 'sendVoice.voice'].map((place) => {
 					const [operation, field] = place.split('.');
 					return `${field} @ message.${operation}.description`;
 				}),
-				// Issue 10.6: Call Method suggests a method the spec has.
+				// Call Method suggests a method the spec has.
 				'method @ other.callMethod.placeholder',
-				// Issue 13: Send and Wait for Response, a new operation with its fields and the waiting webhooks.
+				// Send and Wait for Response, a new operation with its fields and the waiting webhooks.
 				'node.webhooks',
 				'operation @ {"resource":["message"]}.options[value="sendAndWait"]',
 				...['chatId', 'message', 'responseType', 'approvalOptions', 'choices', 'choicesPerRow', 'answerLabel', 'collectAnswers', 'inChatNotice', 'options'].map(
@@ -139,19 +139,19 @@ describe('node descriptions against version 0.1.0', () => {
 		const changes = compare(before.serviceBotTrigger as unknown as INodeTypeDescription, new ServiceBotTrigger().description, 1);
 		expect(changes).toEqual(
 			[
-				// Issue 10.12: the subtitle reads "On messages and button clicks", "On all updates".
+				// The subtitle reads "On messages and button clicks", "On all updates".
 				'node.subtitle',
-				// Issue 10.8/10.12: the notice says a public HTTPS URL is needed (else the polling trigger), and that a test hands the webhook back.
+				// The notice says a public HTTPS URL is needed (else the polling trigger), and that a test hands the webhook back.
 				'oneWebhookNotice @ {}.displayName',
 				'options @ {}.options[name=takeOverExistingWebhook].description',
-				// Issue 10.12: the allow-lists take IDs, not @usernames, and say where to find them.
+				// The allow-lists take IDs, not @usernames, and say where to find them.
 				'options @ {}.options[name=chatIds].description',
 				'options @ {}.options[name=userIds].description',
-				// Issue 10.12: the range the service accepts.
+				// The range the service accepts.
 				'options @ {}.options[name=maxConnections].description',
-				// Issue 13: Trigger On says that answers to a Send and Wait for Response are always received.
+				// Trigger On says that answers to a Send and Wait for Response are always received.
 				'updates @ {}.description',
-				// Issue 10.12: "All Updates" rather than "*".
+				// "All Updates" rather than "*".
 				'updates @ {}.options[value="*"].description',
 				'updates @ {}.options[value="*"].name',
 			].sort(),

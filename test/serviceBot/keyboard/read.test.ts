@@ -7,10 +7,10 @@
 import { NodeHelpers, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import type { IExecuteFunctions, INode, INodeParameters, INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
-import { keyboardProperties as keyboardFields } from '../nodes/ServiceBot/parameters/keyboard/fields';
-import { normalizeMarkup, readReplyMarkup } from '../nodes/ServiceBot/parameters/keyboard/read';
-import { markupProblems } from '../nodes/ServiceBot/parameters/keyboard/schema';
-import { LIMITS } from './spec';
+import { keyboardProperties as keyboardFields } from '../../../nodes/ServiceBot/parameters/keyboard/fields';
+import { normalizeMarkup, readReplyMarkup } from '../../../nodes/ServiceBot/parameters/keyboard/read';
+import { markupProblems } from '../../../nodes/ServiceBot/parameters/keyboard/schema';
+import { LIMITS } from '../../spec';
 
 /** Which markups an operation takes: 'inline' for the edits, which take an inline keyboard only. */
 type KeyboardScope = 'any' | 'inline';

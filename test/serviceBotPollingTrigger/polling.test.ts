@@ -1,5 +1,5 @@
 /**
- * Issue 12: the Service Bot Polling Trigger through n8n-core's real TriggerContext against the
+ * The Service Bot Polling Trigger through n8n-core's real TriggerContext against the
  * emulator: order, filters, the offset across restarts and crashes, conflicts, rate limits, a refused
  * token, network faults, deactivation with an open long poll, and the editor's test.
  */
@@ -10,7 +10,7 @@ import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/poll';
 import type { Emulator, RecordedCall } from '../emulator';
 import type { RunningTrigger, TriggerHarness } from '../harness';
 import { findLeak } from '../hardening/secrecy';
-import { api, inNewProcess, makeHarness, sendButton, spyOnLogger, startTestEmulator, type LogSpy } from './helpers';
+import { api, inNewProcess, makeHarness, sendButton, spyOnLogger, startTestEmulator, type LogSpy } from '../serviceBotTrigger/helpers';
 
 let emu: Emulator;
 let logs: LogSpy;

@@ -8,11 +8,11 @@ import type { IDataObject } from 'n8n-workflow';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { startEmulator, type Emulator } from './emulator';
-import { errorReports, executeNode, type ExecuteNodeResult } from './harness';
-import { safeJson, textsOf } from './hardening/secrecy';
-import { MethodCaller } from './harness/test-nodes';
-import { callMethod, failureOf } from '../nodes/shared/transport';
+import { startEmulator, type Emulator } from '../emulator';
+import { errorReports, executeNode, type ExecuteNodeResult } from '../harness';
+import { safeJson, textsOf } from '../hardening/secrecy';
+import { MethodCaller } from '../harness/test-nodes';
+import { callMethod, failureOf } from '../../nodes/shared/transport';
 
 /** Regex metacharacters and URL-special characters: redaction and URL building must treat it literally. */
 const TOKEN = '123:a.b*c+d?e(f)[g]{h}|i^j$k';

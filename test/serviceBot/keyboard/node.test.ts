@@ -5,7 +5,7 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { byId, run, runOk, seedMessage, useEmulator } from './helpers';
+import { byId, run, runOk, seedMessage, useEmulator } from '../helpers';
 
 const ctx = useEmulator();
 
