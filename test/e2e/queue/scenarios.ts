@@ -285,11 +285,10 @@ const bulkOnWorker: Scenario = {
 			const texts = (histories.get(chat.chatId) ?? []).map((message) => message.text);
 			assert.deepEqual(texts, Array.from({ length: 40 }, (_, i) => `bulk ${i} to chat ${c}`), `chat ${c} got its 40 messages in order`);
 		}
-		assert.deepEqual(
-			cluster.proxy.webhooks.map((upstream) => upstream.requests).reduce((sum, count) => sum + count, 0),
-			1,
-			'the request went through a webhook process',
-		);
+		// The load balancer sends /webhook/* to the webhook processes only. Right after publishing, one of
+		// them may not know the webhook yet and answer 404; the call is then made again (callProductionWebhook).
+		const webhookCalls = cluster.proxy.webhooks.map((upstream) => upstream.requests).reduce((sum, count) => sum + count, 0);
+		assert.ok(webhookCalls >= 1, 'the request went through a webhook process');
 		ctx.log(`the service: ${sends.length} messages, each of the 50 chats has its 40 in order`);
 	},
 };
