@@ -25,9 +25,10 @@
  * when the loop has ended, so no request of this trigger is left running.
  *
  * A test in the editor ('manual') reads the bot's queue without an offset and without
- * `allowed_updates`, emits the first update that passes the filters and ends: it acknowledges
- * nothing and changes nothing a published poller of the same bot relies on. For the same reason it
- * leaves answers to waiting executions to the published poller (it would bring each one again at
+ * `allowed_updates`, emits the first update that passes the filters and ends. It acknowledges that
+ * update only when no published workflow of this n8n polls the bot (then nobody else would run it,
+ * and a workflow published later must not run it again); it never changes the bot's update types.
+ * It leaves answers to waiting executions to the published poller (it would bring each one again at
  * every look).
  */
 import type { IDataObject, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
@@ -41,6 +42,8 @@ import type { DeliveryEnvironment } from '../shared/trigger/deliver';
 import { deliveryKey, fingerprint, identityOf, keyed, runOf } from '../shared/trigger/identity';
 import type { PollingOptions } from '../shared/trigger/settings';
 import { ALLOWED_UPDATES, readDeliverySettings, readPollingOptions, requireToken } from '../shared/trigger/settings';
+import type { PollingWorkflow } from '../shared/trigger/pollers';
+import { describePoller, pollerOf, recordPoller } from '../shared/trigger/pollers';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 
 /** How the loop waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
@@ -156,10 +159,22 @@ class Poller {
 		});
 	}
 
-	/** n8n's closeFunction: abort the open request and any wait, then wait for the loop to end. */
+	/** The next offset: every update below it was handed to n8n (its offset saved with its emit). */
+	private latestOffset: number | undefined;
+	/** The offset the service was last given, i.e. what it knows is done. */
+	private acknowledgedOffset: number | undefined;
+
+	/**
+	 * n8n's closeFunction: abort the open request and any wait, wait for the loop to end, then tell the
+	 * service what was handed to n8n since the last poll. Without that, the workflow published next on
+	 * this bot (or a test) would get those updates again, although they ran here.
+	 */
 	readonly stop = async (): Promise<void> => {
 		this.controller.abort();
 		await this.running;
+		const offset = this.latestOffset;
+		if (this.test || offset === undefined || offset === this.acknowledgedOffset) return;
+		await this.sendOffset(offset, 'when stopping');
 	};
 
 	private get signal(): AbortSignal {
@@ -242,6 +257,7 @@ class Poller {
 				await pause(wait, this.signal);
 				continue;
 			}
+			this.acknowledgedOffset = offset;
 			if (failures > 0) this.ctx.logger.info(`${this.name}: polling works again after ${failures} failed attempts`);
 			failures = 0;
 			conflictSince = undefined;
@@ -280,6 +296,7 @@ class Poller {
 				unreadable = 0;
 			}
 			offset = next;
+			this.latestOffset = next;
 		}
 	}
 
@@ -300,19 +317,17 @@ class Poller {
 	}
 
 	/**
-	 * Tells the service that every update below `offset` is done. Before an answer is brought: brought
-	 * twice (n8n stopping before the next poll), its person would be told the question was answered
-	 * already; an answer that is lost instead can simply be given again.
+	 * Tells the service that every update below `offset` is done: a getUpdates that waits for nothing
+	 * (a test's leaves the bot's update types alone). A failure is not an error: the updates come again.
 	 */
-	private async acknowledge(offset: number): Promise<void> {
+	private async sendOffset(offset: number, when: string, signal?: AbortSignal): Promise<void> {
+		const body: IDataObject = { offset, limit: 1, timeout: 0 };
+		if (!this.test) body.allowed_updates = [...ALLOWED_UPDATES];
 		try {
-			await callMethod(this.ctx, 'getUpdates', { offset, limit: 1, timeout: 0, allowed_updates: [...ALLOWED_UPDATES] }, {
-				idempotent: true,
-				abortSignal: this.signal,
-				retry: { rateLimitRetries: 0, transientRetries: 0 },
-			});
+			await callMethod(this.ctx, 'getUpdates', body, { idempotent: true, abortSignal: signal, retry: { rateLimitRetries: 0, transientRetries: 0 } });
+			this.acknowledgedOffset = offset;
 		} catch (error) {
-			this.ctx.logger.debug(`${this.name}: could not acknowledge update ${offset - 1} before bringing its answer: ${messageOf(error)}`);
+			this.ctx.logger.debug(`${this.name}: could not acknowledge the updates below ${offset} ${when}: ${messageOf(error)}`);
 		}
 	}
 
@@ -332,7 +347,9 @@ class Poller {
 			if (delivery.run) {
 				this.emitUpdate(delivery.item, delivery.updateId);
 			} else if ('answer' in delivery) {
-				await this.acknowledge(next);
+				// Before it is brought: brought twice (n8n stopping before the next poll), its person would be
+				// told the question was answered already; an answer that is lost can simply be given again.
+				await this.sendOffset(next, 'before bringing an answer', this.signal);
 				this.ctx.logger.debug(`${this.name}: update ${delivery.updateId} not run: ${await delivery.answer.bring()}`);
 			} else {
 				this.ctx.logger.debug(`${this.name}: update ${delivery.updateId} not run: ${delivery.reason}`);
@@ -341,17 +358,39 @@ class Poller {
 		return next;
 	}
 
-	/** Test: the first update that passes; nothing is acknowledged. */
+	/**
+	 * Test: the first update that passes. With no published workflow polling this bot in this n8n, it
+	 * is acknowledged (with those before it), so a workflow published afterwards does not run it again,
+	 * as with n8n's own triggers; while one polls, nothing is acknowledged, so that one still gets it.
+	 */
 	private async emitFirst(updates: unknown[]): Promise<boolean> {
+		/** An answer before the shown update stays for the published poller: nothing from it on is acknowledged. */
+		let firstAnswer: number | undefined;
 		for (const body of updates) {
 			const delivery = await deliverUpdate(body, this.environment);
 			if (delivery.run) {
+				// Before the emit: n8n ends the test (aborting what is still open) once the execution ran.
+				if (pollerOf(this.token) === undefined) await this.sendOffset(firstAnswer ?? delivery.updateId + 1, 'that the test showed', this.signal);
 				this.emitUpdate(delivery.item, delivery.updateId);
 				return true;
 			}
+			if ('leftAnswer' in delivery && delivery.leftAnswer && delivery.updateId !== undefined) firstAnswer ??= delivery.updateId;
 		}
 		return false;
 	}
+}
+
+/** A published poller of this bot in another workflow (or another node) of this n8n stops this one at once. */
+function ensureOnlyPoller(ctx: ITriggerFunctions, token: string): PollingWorkflow {
+	const self: PollingWorkflow = { workflowId: String(ctx.getWorkflow().id ?? ''), workflowName: ctx.getWorkflow().name ?? '', nodeName: ctx.getNode().name };
+	const holder = pollerOf(token);
+	if (holder && (holder.workflowId !== self.workflowId || holder.nodeName !== self.nodeName)) {
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The workflow ${describePoller(holder)} already polls this bot, and a bot serves one poller at a time. Unpublish that workflow first, or give this one its own bot. For several workflows on one bot, use the Service Bot Trigger (webhook delivery) in each`,
+		);
+	}
+	return self;
 }
 
 /** trigger() of the Service Bot Polling Trigger. */
@@ -359,9 +398,10 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	const settings = readDeliverySettings(this);
 	const options = readPollingOptions(this);
 	const token = await requireToken(this);
-	await ensureNoWebhook(this, options, token);
 	const identity = identityOf(this);
 	const run = runOf(this);
+	const self = run === 'production' ? ensureOnlyPoller(this, token) : undefined;
+	await ensureNoWebhook(this, options, token);
 	const poller = new Poller(
 		this,
 		options,
@@ -376,6 +416,12 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 		// n8n installs the test's emit before it calls this.
 		return { closeFunction: poller.stop, manualTriggerFunction: async () => poller.start() };
 	}
+	const forget = self ? recordPoller(token, self) : () => {};
 	poller.start();
-	return { closeFunction: poller.stop };
+	return {
+		closeFunction: async () => {
+			forget();
+			await poller.stop();
+		},
+	};
 }

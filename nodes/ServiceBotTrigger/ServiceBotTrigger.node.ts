@@ -30,7 +30,7 @@ export class ServiceBotTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'A bot has one webhook, and the service delivers only to a public HTTPS URL (n8n\'s WEBHOOK_URL); without one, use the Service Bot Polling Trigger. Publishing fails while another workflow or system owns the webhook, unless "Take Over Existing Webhook" is on. Testing while this workflow is published needs that option too; the published workflow gets its webhook back when the test ends.',
+					'Several workflows of this n8n can listen to one bot, each with its own Trigger On and filters, and a test listens beside them. The service delivers only to a public HTTPS URL (n8n\'s WEBHOOK_URL); without one, use the Service Bot Polling Trigger. Publishing fails while another n8n or system owns the bot\'s webhook, unless "Take Over Existing Webhook" is on.',
 				name: 'oneWebhookNotice',
 				type: 'notice',
 				default: '',
@@ -58,7 +58,7 @@ export class ServiceBotTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to replace a webhook that points to another URL. Another workflow or system then stops receiving updates and does not get them back: register its webhook again afterwards. This workflow\'s own published webhook, taken over for a test, is handed back when the test ends.',
+						'Whether to replace a webhook that points to another n8n or system. It then stops receiving updates and does not get them back: register its webhook again afterwards. Not needed for other workflows of this n8n, which share the bot.',
 				},
 			]),
 		],

@@ -322,7 +322,7 @@ const screenshots: Scenario = {
 				workflow: workflowIds.demoBot,
 				node: 'Service Bot Trigger',
 				file: 'service-bot-trigger.png',
-				expected: [DEMO_CREDENTIAL_NAME, 'A bot has one webhook', 'Trigger On', 'Message', 'Callback Query', 'Options', 'Add Handy Fields'],
+				expected: [DEMO_CREDENTIAL_NAME, 'Several workflows of this n8n can listen to one bot', 'Trigger On', 'Message', 'Callback Query', 'Options', 'Add Handy Fields'],
 			},
 			{
 				workflow: workflowIds.approval,

@@ -66,6 +66,8 @@ export interface TriggerHarnessOptions {
 	/** What the node sees as n8n's webhook base (N8N_WEBHOOK_URL), e.g. `http://127.0.0.1:PORT/`. */
 	webhookBaseUrl: string;
 	workflowId?: string;
+	/** The workflow's name as n8n shows it (default "Trigger harness workflow"). */
+	workflowName?: string;
 	webhookId?: string;
 	nodeId?: string;
 	/** Workflow static data to share between harnesses (simulates persistence / another process). */
@@ -82,6 +84,8 @@ export interface WebhookRequest {
 	method?: string;
 	/** 'manual' delivers to the test webhook (execution mode 'manual'); default production. */
 	mode?: HookMode;
+	/** The request's query string, parsed (n8n gives it to the node as `getQueryData()`). */
+	query?: Record<string, string>;
 }
 
 export interface WebhookReceipt {
@@ -188,7 +192,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 	function loadWorkflow(from: IDataObject = store): Workflow {
 		return new Workflow({
 			id: workflowId,
-			name: 'Trigger harness workflow',
+			name: options.workflowName ?? 'Trigger harness workflow',
 			nodes: [cloneJson(node)],
 			connections: {},
 			active: true,
@@ -332,7 +336,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				headers,
 				body: body ?? {},
 				rawBody,
-				query: {},
+				query: request.query ?? {},
 				params: {},
 				contentType: headers['content-type'].split(';')[0].trim(),
 			};
@@ -446,6 +450,13 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				void close();
 			};
 			const context = new TriggerContext(workflow, workflow.getNode(node.name)!, additionalData, 'trigger', 'activate', emit, emitError);
+			// A dead process sends nothing more: its requests fail from the moment it dies (die() then
+			// stops the trigger in-process, and what its closeFunction would send never leaves).
+			const send = context.helpers.httpRequestWithAuthentication;
+			context.helpers.httpRequestWithAuthentication = async function (this: ThisParameterType<typeof send>, ...args: Parameters<typeof send>) {
+				if (dead) throw new Error('Test harness: this n8n process has died');
+				return await send.apply(this, args);
+			};
 			started.response = await triggerFn().call(context);
 			// n8n 2.41.1 evaluates expressions in an isolate (its default 'vm' engine) that it acquires while
 			// it activates the trigger and for each execution; a trigger that evaluates one later gets this.
@@ -504,10 +515,12 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 
 export interface WebhookServer {
 	url: string;
-	/** The `workflowData` of each delivery that started the workflow, in arrival order. */
+	/** The `workflowData` of each delivery that started a workflow, in arrival order. */
 	executions: INodeExecutionData[][][];
 	/** Every delivery with its answer, in arrival order. */
 	receipts: WebhookReceipt[];
+	/** The deliveries that started this harness's workflow (production or test), in arrival order. */
+	executionsOf(harness: TriggerHarness, mode?: HookMode): INodeExecutionData[][][];
 	close(): Promise<void>;
 }
 
@@ -522,37 +535,48 @@ export async function freePort(): Promise<number> {
 
 /**
  * A real HTTP server on 127.0.0.1 that routes `POST <path of harness.webhookUrl>` (and the test URL)
- * to `harness.receive()`, so the emulator can push updates to it. Other paths answer 404 as n8n does
- * for an unknown webhook, but resume URLs (`/webhook-waiting/…`) when `waiting` is given: n8n serves
- * both on one port. It listens on the port of `harness.webhookUrl` when that is a loopback URL
- * with an explicit port (create the harness with `webhookBaseUrl: http://127.0.0.1:${await freePort()}/`),
- * otherwise on a free port (then only `url` + path reaches it).
+ * to `harness.receive()`, so the emulator can push updates to it; several harnesses of the same n8n
+ * (the same `webhookBaseUrl`) share it, as the workflows of one n8n share its port. Other paths
+ * answer 404 as n8n does for an unknown webhook, but resume URLs (`/webhook-waiting/…`) when
+ * `waiting` is given: n8n serves both on one port. It listens on the port of the first harness's
+ * `webhookUrl` when that is a loopback URL with an explicit port (create the harness with
+ * `webhookBaseUrl: http://127.0.0.1:${await freePort()}/`), otherwise on a free port (then only
+ * `url` + path reaches it).
  */
-export async function startWebhookServer(harness: TriggerHarness, options: { waiting?: WaitingRouter } = {}): Promise<WebhookServer> {
-	const productionPath = new URL(harness.webhookUrl).pathname;
-	const testPath = new URL(harness.testWebhookUrl).pathname;
+export async function startWebhookServer(
+	served: TriggerHarness | TriggerHarness[],
+	options: { waiting?: WaitingRouter } = {},
+): Promise<WebhookServer> {
+	const harnesses = Array.isArray(served) ? served : [served];
+	const routes = new Map<string, { harness: TriggerHarness; mode: HookMode }>();
+	for (const harness of harnesses) {
+		routes.set(new URL(harness.webhookUrl).pathname.replace(/\/+$/, ''), { harness, mode: 'trigger' });
+		routes.set(new URL(harness.testWebhookUrl).pathname.replace(/\/+$/, ''), { harness, mode: 'manual' });
+	}
 	const executions: INodeExecutionData[][][] = [];
 	const receipts: WebhookReceipt[] = [];
+	const byRoute = new Map<string, INodeExecutionData[][][]>();
+	const routeKey = (harness: TriggerHarness, mode: HookMode): string => `${harness.node.webhookId ?? ''}:${mode}`;
 
 	const server = http.createServer((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			const path = (req.url ?? '').split('?')[0].replace(/\/+$/, '');
+			const requestUrl = new URL(req.url ?? '/', 'http://127.0.0.1');
+			const path = requestUrl.pathname.replace(/\/+$/, '');
 			// The same n8n serves the resume URLs of waiting executions.
 			if (options.waiting && path.includes('/webhook-waiting/')) {
 				options.waiting.handle(req, Buffer.concat(chunks), res);
 				return;
 			}
-			const mode: HookMode | undefined =
-				path === productionPath ? 'trigger' : path === testPath ? 'manual' : undefined;
+			const route = routes.get(path);
 			const reply = (status: number, body: unknown) => {
 				const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
 				const type = typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
 				res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
 				res.end(text);
 			};
-			if (mode === undefined || req.method !== 'POST') {
+			if (route === undefined || req.method !== 'POST') {
 				reply(404, { code: 404, message: 'The requested webhook is not registered.' });
 				return;
 			}
@@ -560,11 +584,16 @@ export async function startWebhookServer(harness: TriggerHarness, options: { wai
 			for (const [name, value] of Object.entries(req.headers)) {
 				if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
 			}
-			harness
-				.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode })
+			const query = Object.fromEntries(requestUrl.searchParams.entries());
+			route.harness
+				.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode: route.mode, query })
 				.then((receipt) => {
 					receipts.push(receipt);
-					if (receipt.workflowData) executions.push(receipt.workflowData);
+					if (receipt.workflowData) {
+						executions.push(receipt.workflowData);
+						const key = routeKey(route.harness, route.mode);
+						byRoute.set(key, [...(byRoute.get(key) ?? []), receipt.workflowData]);
+					}
 					reply(receipt.status, receipt.responseBody);
 				})
 				.catch((error: unknown) => reply(500, { message: String(error) }));
@@ -572,7 +601,7 @@ export async function startWebhookServer(harness: TriggerHarness, options: { wai
 	});
 	// Deliveries are short; keep-alive sockets would otherwise hold close() up.
 	server.keepAliveTimeout = 1000;
-	const target = new URL(harness.webhookUrl);
+	const target = new URL(harnesses[0].webhookUrl);
 	const loopback = ['127.0.0.1', 'localhost'].includes(target.hostname);
 	const wantedPort = loopback && target.port ? Number(target.port) : 0;
 	await new Promise<void>((resolve, reject) => {
@@ -587,6 +616,7 @@ export async function startWebhookServer(harness: TriggerHarness, options: { wai
 		url: `http://127.0.0.1:${port}`,
 		executions,
 		receipts,
+		executionsOf: (harness, mode = 'trigger') => byRoute.get(routeKey(harness, mode)) ?? [],
 		close: async () => {
 			server.closeAllConnections();
 			await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));

@@ -263,6 +263,47 @@ describe('conflicts', () => {
 	});
 });
 
+describe('one poller per bot in this n8n: publishing another fails at once, naming the workflow that polls the bot', () => {
+	test('a second workflow polling the same bot (a copy, say) is refused before it polls; the first keeps every update; once the first is unpublished, the second publishes', async () => {
+		const first = await start(await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), workflowName: 'Support bot', parameters: { updates: ['*'], options: {} } }));
+		await waitingPoll();
+		const copy = await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), workflowName: 'Support bot (copy)', parameters: { updates: ['*'], options: {} } });
+		const pollsBefore = polls().length;
+		const refused = await copy.startTrigger().then(
+			() => undefined,
+			(error: unknown) => error as Error,
+		);
+		expect(refused?.constructor.name).toBe('NodeOperationError');
+		expect(refused?.message).toBe(
+			'The workflow "Support bot" already polls this bot, and a bot serves one poller at a time. Unpublish that workflow first, or give this one its own bot. For several workflows on one bot, use the Service Bot Trigger (webhook delivery) in each',
+		);
+		expect(polls()).toHaveLength(pollsBefore);
+		const id = await say('to the first');
+		await first.waitForEmits(1);
+		expect(emittedJson(first).map((update) => update.update_id)).toEqual([id]);
+
+		await first.close();
+		const second = await start(copy);
+		const next = await say('to the second');
+		await second.waitForEmits(1);
+		expect(emittedJson(second).map((update) => update.update_id)).toEqual([next]);
+	});
+
+	test('publishing a webhook trigger on a bot a workflow polls fails, naming that workflow; the poller keeps polling', async () => {
+		const poller = await start(await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), workflowName: 'Support bot', parameters: { updates: ['*'], options: {} } }));
+		await waitingPoll();
+		const webhook = await makeHarness(emu, { workflowName: 'Commands' });
+		await expect(webhook.activate()).rejects.toThrow(
+			'The published workflow "Support bot" polls this bot (Service Bot Polling Trigger), and a bot that is polled cannot have a webhook. Unpublish it first; to have both workflows on this bot, use the Service Bot Trigger in both (webhook delivery serves several workflows)',
+		);
+		expect(emu.callsTo('setWebhook')).toHaveLength(0);
+		const id = await say('still polled');
+		await poller.waitForEmits(1);
+		expect(emittedJson(poller).map((update) => update.update_id)).toEqual([id]);
+		expect(poller.errors).toEqual([]);
+	});
+});
+
 describe('failures', () => {
 	test('429: waits the retry_after the service asked, then goes on', async () => {
 		emu.injectFault({ kind: 'status', status: 429, retryAfter: 1, method: 'getUpdates' });
@@ -368,7 +409,7 @@ describe('deactivation', () => {
 });
 
 describe('the editor\'s test (Listen for Test Event)', () => {
-	test('shows the next update without acknowledging it or changing the bot\'s update types; a published poller still gets it', async () => {
+	test('shows the next update and acknowledges it (no workflow polls the bot): a workflow published afterwards does not run it again; the bot\'s update types are left alone', async () => {
 		const harness = await pollingHarness({ updates: ['message'], options: { addHandyFields: true } });
 		const test = await harness.startManualTrigger();
 		const id = await say('seen in the editor');
@@ -376,15 +417,14 @@ describe('the editor\'s test (Listen for Test Event)', () => {
 		await test.close();
 		expect(error).toBeUndefined();
 		expect(items?.[0][0].json).toMatchObject({ update_id: id, text: 'seen in the editor' });
-		for (const call of polls()) {
-			expect(call.body).not.toHaveProperty('offset');
-			expect(call.body).not.toHaveProperty('allowed_updates');
-		}
-		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
+		for (const call of polls()) expect(call.body).not.toHaveProperty('allowed_updates');
+		expect(polls().map((call) => call.body.offset)).toContain(id + 1);
+		expect(emu.pendingUpdates()).toEqual([]);
 
 		const published = await start(harness);
+		const next = await say('for the published workflow');
 		await published.waitForEmits(1);
-		expect(emittedJson(published).map((update) => update.update_id)).toEqual([id]);
+		expect(emittedJson(published).map((update) => update.update_id)).toEqual([next]);
 	});
 
 	test('while a published workflow polls the same bot, the test reports the conflict and the published one carries on', async () => {

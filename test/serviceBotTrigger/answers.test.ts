@@ -16,7 +16,7 @@ import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
 import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/poll';
 import type { CallbackAnswer, Emulator, StoredMessage, Update } from '../emulator';
-import { freePort, type RunningTrigger, type TestCredentials, type TriggerHarness } from '../harness';
+import { freePort, startWebhookServer, type RunningTrigger, type TestCredentials, type TriggerHarness } from '../harness';
 import { runUntilWait, serveWaiting, waitingRouter, type WaitingExecution, type WaitingRouter } from '../harness/waiting';
 import { byId } from '../serviceBot/helpers';
 import { api, inNewProcess, liveTrigger, makeHarness, startTestEmulator, type LiveTrigger } from './helpers';
@@ -176,6 +176,37 @@ async function answered(execution: WaitingExecution, chatId: string, messageId: 
 }
 
 const outputOf = (execution: WaitingExecution): IDataObject | undefined => execution.finished?.output[0]?.json;
+
+describe('several workflows on one bot (webhook delivery)', () => {
+	test('an answer is brought once, by the trigger the service pushed to: one notice, one edit, and no workflow starts', async () => {
+		const waiting = waitingRouter();
+		const base = `http://127.0.0.1:${await freePort()}/`;
+		const triggers = [
+			await makeHarness(emu, { webhookBaseUrl: base, parameters: { updates: ['*'], options: {} } }),
+			await makeHarness(emu, { webhookBaseUrl: base, parameters: { updates: ['callback_query'], options: {} } }),
+			await makeHarness(emu, { webhookBaseUrl: base, parameters: { updates: ['message'], options: {} } }),
+		];
+		const server = await startWebhookServer(triggers, { waiting });
+		stops.push(server.close);
+		for (const trigger of triggers) await trigger.activate();
+		expect(new URL(emu.webhookOf()?.url ?? '').searchParams.get('service-bot-listeners')?.split(',')).toHaveLength(3);
+		const on: N8n = { base, waiting, settled: async () => await emu.idle(), emitted: () => server.executions.flatMap((run) => run[0].map((item) => item.json)) };
+
+		const execution = await ask(on);
+		const question = lastQuestion();
+		const update = await tap(question, '✅ Approve');
+		await on.settled();
+		const after = await answered(execution, emu.demo.privateChatId, question.message_id);
+
+		expect(outputOf(execution)).toMatchObject({ approved: true, answeredVia: 'chat' });
+		expect(noticesFor(update)).toEqual(['✅ Approve']);
+		expect(emu.callsTo('editMessageText')).toHaveLength(1);
+		expect(after.text).toBe('Approve the refund?\n\n✅ Approve — Demo');
+		// Each forwarded copy reached its trigger and started nothing.
+		expect(server.receipts.map((receipt) => receipt.status)).toEqual([200, 200, 200]);
+		expect(on.emitted()).toEqual([]);
+	});
+});
 
 describe.each<Delivery>(['webhook', 'polling'])('answers in the chat, %s delivery', (delivery) => {
 	test('Approve: the tap resumes the execution with approved: true, the spinner stops with the decision, and the workflow of the trigger does not start', async () => {

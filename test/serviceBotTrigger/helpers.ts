@@ -26,6 +26,7 @@ export interface HarnessOptions {
 	parameters?: INodeParameters;
 	token?: string;
 	workflowId?: string;
+	workflowName?: string;
 	webhookId?: string;
 	nodeId?: string;
 	staticData?: IDataObject;
@@ -47,6 +48,7 @@ export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): 
 		credentials: options.credentials ?? { accessToken: options.token ?? emu.demo.token, baseUrl: options.serviceBaseUrl ?? emu.baseUrl },
 		webhookBaseUrl: options.webhookBaseUrl ?? `http://127.0.0.1:${await freePort()}/`,
 		workflowId: options.workflowId,
+		workflowName: options.workflowName,
 		webhookId: options.webhookId,
 		nodeId: options.nodeId,
 		staticData: options.staticData,

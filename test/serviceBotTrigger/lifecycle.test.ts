@@ -233,7 +233,7 @@ describe('deactivation (acceptance 4)', () => {
 		expect(emu.webhookOf()?.url).toBe(harness.webhookUrl);
 		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);
 		const logged = logs.messages('error').join('\n');
-		expect(logged).toContain("could not remove the bot's webhook");
+		expect(logged).toContain("could not remove this trigger from the bot's webhook");
 		expect(logged).toContain('Unauthorized');
 		expect(logged).not.toContain(emu.demo.token);
 		// Once the service answers again, deactivation works.
@@ -276,112 +276,81 @@ describe('ownership on activation (the advice is in the message)', () => {
 		expect(warned).toContain("taking over the bot's webhook from http://127.0.0.1:9/hook/***");
 		expect(warned).toContain('register it again there');
 	});
-
-	test('testing while the workflow is published fails with a message naming the published workflow and the fixes', async () => {
-		const harness = await makeHarness(emu);
-		await harness.activate();
-		const failure = await harness.create('manual').then(
-			() => undefined,
-			(error: unknown) => error as Error,
-		);
-		expect(failure?.message).toContain(`This workflow is published and its trigger owns the bot's webhook (${harness.webhookUrl})`);
-		expect(failure?.message).toContain('Turn on "Take Over Existing Webhook" to test anyway (the published workflow gets its webhook back when the test ends)');
-		// Production keeps its webhook.
-		expect(emu.webhookOf()?.url).toBe(harness.webhookUrl);
-	});
 });
 
-describe('test and production of one trigger', () => {
+describe('test and production of one trigger: both listen, each for itself', () => {
 	const ids = (): { workflowId: string; webhookId: string; nodeId: string } => ({
 		workflowId: `wf-${randomUUID()}`,
 		webhookId: randomUUID(),
 		nodeId: randomUUID(),
 	});
+	const LISTENERS = 'service-bot-listeners';
 
-	test('listening for a test event, then publishing: production replaces its own test registration without asking', async () => {
+	/** The bot's webhook as the service holds it: the URL without its list, and the list. */
+	function registered(): { url: string; listeners: string[] } | undefined {
+		const hook = emu.webhookOf();
+		if (!hook) return undefined;
+		const url = new URL(hook.url);
+		const list = url.searchParams.get(LISTENERS);
+		url.search = '';
+		return { url: url.toString(), listeners: list === null ? [] : list.split(',') };
+	}
+
+	const entry = (run: 'p' | 't', url: string): string => `${run}${new URL(url).pathname}`;
+
+	test('listening for a test event while the workflow is published: the test joins without Take Over, and production is alone again when it ends', async () => {
+		const trigger = await makeHarness(emu, { ...ids(), parameters: { updates: ['*'], options: { maxConnections: 7 } } });
+		await trigger.activate();
+		expect(emu.webhookOf()?.url).toBe(trigger.webhookUrl);
+
+		expect(await trigger.activate('manual')).toBe(true);
+		// Production receives (it comes first), and the list names both.
+		expect(registered()).toEqual({ url: trigger.webhookUrl, listeners: [entry('p', trigger.webhookUrl), entry('t', trigger.testWebhookUrl)] });
+		expect(emu.webhookOf()).toMatchObject({ maxConnections: 7, allowedUpdates: ['message', 'callback_query'] });
+		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);
+
+		expect(await trigger.delete('manual')).toBe(true);
+		expect(registered()).toEqual({ url: trigger.webhookUrl, listeners: [] });
+		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);
+		// The published workflow accepts what the service now sends.
+		const receipt = await trigger.receive({
+			headers: { [SECRET_HEADER]: emu.webhookOf()?.secretToken ?? '' },
+			body: messageUpdate(6, emu.demo.privateChatId, emu.demo.userId),
+		});
+		expect(receipt.workflowData?.[0][0].json).toMatchObject({ update_id: 6 });
+		// Unpublishing later removes the webhook.
+		expect(await trigger.delete()).toBe(true);
+		expect(emu.webhookOf()).toBeNull();
+	});
+
+	test('listening for a test event, then publishing: production joins and receives; the test ending leaves production with the webhook', async () => {
 		const same = ids();
 		const editor = await makeHarness(emu, same);
 		expect(await editor.activate('manual')).toBe(true);
 		expect(emu.webhookOf()?.url).toBe(editor.testWebhookUrl);
 
-		// Publishing while the test still listens.
 		const published = await makeHarness(emu, { ...same, webhookBaseUrl: editor.webhookUrl.replace(/webhook\/.*$/, '') });
-		expect(published.webhookUrl).toBe(editor.webhookUrl);
 		await expect(published.activate()).resolves.toBe(true);
-		expect(emu.webhookOf()?.url).toBe(published.webhookUrl);
-		const productionSecret = emu.webhookOf()?.secretToken;
+		expect(registered()).toEqual({ url: published.webhookUrl, listeners: [entry('p', published.webhookUrl), entry('t', editor.testWebhookUrl)] });
 
-		// The test ends: production keeps the webhook, and it works.
 		expect(await editor.delete('manual')).toBe(true);
-		expect(emu.webhookOf()).toMatchObject({ url: published.webhookUrl, secretToken: productionSecret });
+		expect(registered()).toEqual({ url: published.webhookUrl, listeners: [] });
 		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);
 		const receipt = await published.receive({
-			headers: { [SECRET_HEADER]: productionSecret ?? '' },
+			headers: { [SECRET_HEADER]: emu.webhookOf()?.secretToken ?? '' },
 			body: messageUpdate(5, emu.demo.privateChatId, emu.demo.userId),
 		});
 		expect(receipt.workflowData?.[0][0].json).toMatchObject({ update_id: 5 });
 	});
 
-	test('a test that took over the published webhook hands it back, with its secret and options, when the test ends', async () => {
-		const trigger = await makeHarness(emu, {
-			parameters: { updates: ['message'], options: { maxConnections: 7, takeOverExistingWebhook: true } },
-		});
-		await trigger.activate();
-		const published = emu.webhookOf();
-		expect(published).toMatchObject({ url: trigger.webhookUrl, allowedUpdates: ['message', 'callback_query'], maxConnections: 7 });
-
-		expect(await trigger.activate('manual')).toBe(true);
-		expect(emu.webhookOf()?.url).toBe(trigger.testWebhookUrl);
-		expect(logs.messages('warn').join('\n')).toContain('handed back when the test ends');
-		// The test receives updates meanwhile.
-		await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: 'during the test' });
-
-		expect(await trigger.delete('manual')).toBe(true);
-		expect(emu.webhookOf()).toMatchObject({
-			url: published?.url,
-			secretToken: published?.secretToken,
-			allowedUpdates: ['message', 'callback_query'],
-			maxConnections: 7,
-		});
-		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);
-		// The published workflow answers again: a push with the webhook's secret starts it.
-		const receipt = await trigger.receive({
-			headers: { [SECRET_HEADER]: published?.secretToken ?? '' },
-			body: messageUpdate(6, emu.demo.privateChatId, emu.demo.userId),
-		});
-		expect(receipt.workflowData?.[0][0].json).toMatchObject({ update_id: 6 });
-		// Unpublishing later still removes it (the production record is intact).
-		expect(await trigger.delete()).toBe(true);
-		expect(emu.webhookOf()).toBeNull();
-	});
-
-	test('unpublishing while a test holds the webhook: the test removes it when it ends instead of handing it back', async () => {
-		const trigger = await makeHarness(emu, { parameters: { updates: ['*'], options: { takeOverExistingWebhook: true } } });
+	test('unpublishing while a test listens: the test keeps the webhook and removes it when it ends', async () => {
+		const trigger = await makeHarness(emu, ids());
 		await trigger.activate();
 		await trigger.activate('manual');
 		expect(await trigger.delete()).toBe(true);
-		// Production leaves the test's registration alone…
-		expect(emu.webhookOf()?.url).toBe(trigger.testWebhookUrl);
-		// …and the test, ending, does not hand the webhook to a workflow that is no longer published.
+		expect(registered()).toEqual({ url: trigger.testWebhookUrl, listeners: [] });
 		expect(await trigger.delete('manual')).toBe(true);
 		expect(emu.webhookOf()).toBeNull();
-	});
-
-	test('a refused test (n8n then calls delete to clean up) leaves production alone and does not spoil a later hand-back', async () => {
-		const same = { ...ids(), webhookBaseUrl: 'http://127.0.0.1:5690/' };
-		const production = await makeHarness(emu, same);
-		await production.activate();
-		const published = emu.webhookOf();
-		const refused = await makeHarness(emu, same);
-		await expect(refused.activate('manual')).rejects.toThrow(/^This workflow is published/);
-		// n8n's TestWebhooks removes a failed registration through delete(), on empty static data.
-		expect(await refused.delete('manual')).toBe(true);
-		expect(emu.webhookOf()).toEqual(published);
-
-		const takingOver = await makeHarness(emu, { ...same, parameters: { updates: ['*'], options: { takeOverExistingWebhook: true } } });
-		await takingOver.activate('manual');
-		expect(await takingOver.delete('manual')).toBe(true);
-		expect(emu.webhookOf()).toMatchObject({ url: published?.url, secretToken: published?.secretToken });
 	});
 
 	test('a test that took over a foreign webhook says, when it ends, where the webhook was and what to do', async () => {

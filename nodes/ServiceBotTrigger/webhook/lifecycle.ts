@@ -4,25 +4,28 @@
  * `delete` when it is unpublished or the test ends (mode 'internal' for both, with the URL of the
  * registration being removed). n8n does not call them again when it restarts.
  *
- * A bot has one webhook, so the lifecycle is about ownership:
- * - a foreign webhook (another workflow, another system) is replaced only with "Take Over Existing
- *   Webhook", and never deleted;
- * - this trigger's own test registration is replaced by its production one without asking;
- * - a test may take over this trigger's published webhook (with "Take Over Existing Webhook"), and
- *   gives it back when the test ends: its secret can be derived again, and its URL and options are
- *   those the service reported before the take-over.
+ * A bot has one webhook; the triggers of this n8n share it (listeners.ts):
+ * - a trigger joins the bot's listeners, or registers alone when there are none; a test in the
+ *   editor is one more listener, so published workflows keep receiving while it listens;
+ * - leaving, it registers the others again (the next one receives when it was the receiver), or
+ *   removes the webhook when it was the last;
+ * - a foreign webhook (another n8n, another system) is replaced only with "Take Over Existing
+ *   Webhook", and never deleted.
  */
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { callMethod } from '../../shared/transport';
-import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
+import { callMethod, pause } from '../../shared/transport';
+import type { Run } from '../../shared/trigger/identity';
 import { fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
+import { describePoller, pollerOf } from '../../shared/trigger/pollers';
 import type { WebhookOptions } from '../../shared/trigger/settings';
 import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
-import { deriveSecret, secretDigest } from './secret';
-import { ownershipOf, sameUrl, webhookUrlProblem } from './urls';
+import type { Listener } from './listeners';
+import { MAX_LISTENERS, inServingOrder, listenerOf, listenersOf, registeredUrlOf, webhookIdOf } from './listeners';
+import { deriveSecret, secretDigest, sharedSecret } from './secret';
+import { webhookUrlProblem } from './urls';
 
 /** What create() registered, kept in the node's static data (a test's own static data for a test). */
 interface RegistrationRecord {
@@ -33,24 +36,14 @@ interface RegistrationRecord {
 	secretDigest?: string;
 	/** Absent in records of version 0.1.0, which registered production webhooks only in practice. */
 	run?: Run;
-	/** A test that took over the published webhook: what to register again when the test ends. */
-	handBack?: { url: string; allowedUpdates?: string[]; maxConnections?: number };
 	/** A test that took over a foreign webhook: where it pointed (for display only). */
 	tookOverFrom?: string;
 }
 
 const REGISTRATION_KEY = 'registration';
 
-/**
- * Triggers whose published workflow was unpublished while a test of it held the bot's webhook: that
- * test must then remove the webhook when it ends instead of handing it back. n8n runs both on the
- * main process (one process per instance unless in multi-main), so memory is where they meet.
- */
-const unpublishedDuringTest = new Set<string>();
-
-function testKey(identity: TriggerIdentity): string {
-	return fingerprint('test-hand-back', identity.workflowId, identity.nodeId);
-}
+/** How often a trigger writes the listeners again when another registration replaced its own. */
+const MAX_WRITES = 5;
 
 /** The URL n8n registers for this node: the test URL during a test in the editor. */
 function registeredUrl(ctx: IHookFunctions): string {
@@ -82,11 +75,14 @@ interface Registration {
 	url: string;
 	token: string;
 	run: Run;
-	identity: TriggerIdentity;
 	options: WebhookOptions;
+	/** What registering alone sends. */
 	body: IDataObject;
 	tag: string;
 	secret: string;
+	/** This trigger among the bot's listeners, and the origin of this n8n's webhook URLs. */
+	self: Listener;
+	origin: string;
 }
 
 /** Everything create() would send, with every parameter (and n8n's webhook URL) checked first. */
@@ -98,145 +94,179 @@ async function planRegistration(ctx: IHookFunctions): Promise<Registration> {
 	const problem = webhookUrlProblem(url, await serviceBaseUrl(ctx));
 	if (problem) throw new NodeOperationError(ctx.getNode(), problem);
 	const run = runOf(ctx);
-	const identity = identityOf(ctx);
-	const secret = deriveSecret(token, identity, run);
+	const secret = deriveSecret(token, identityOf(ctx), run);
 	const body: IDataObject = { url, secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] };
 	if (options.maxConnections !== undefined) body.max_connections = options.maxConnections;
 	if (options.dropPendingUpdates) body.drop_pending_updates = true;
-	return { url, token, run, identity, options, body, secret, tag: registrationTag(secret, ALLOWED_UPDATES, options.maxConnections) };
+	const self = listenerOf(url, run);
+	return { url, token, run, options, body, secret, tag: registrationTag(secret, ALLOWED_UPDATES, options.maxConnections), self, origin: new URL(url).origin };
+}
+
+function among(listeners: readonly Listener[] | undefined, self: Listener): boolean {
+	return listeners?.some((listener) => listener.path === self.path) ?? false;
 }
 
 /**
- * True only when the bot's webhook is this node's URL and was registered by create() with the
- * secret and options this node would use now. The service never reveals a webhook's secret, so
- * "its secret is known" is proven by the record create() keeps in static data; without that record
- * (or after a token or option change) n8n calls create(), which sets the same URL again — harmless,
- * and it makes sure the service has the current secret.
+ * Registers the bot's webhook for several listeners: the first receives, with the secret every
+ * listener can derive for it. Max Connections stays what the service has (the receiver's choice);
+ * pending updates are never dropped, as they belong to every listener.
  */
-export async function checkExists(this: IHookFunctions): Promise<boolean> {
-	const plan = await planRegistration(this);
-	const { url: current = '' } = await webhookInfo(this);
-	if (!sameUrl(current, plan.url)) return false;
-	const record = readRecord(this);
-	return record !== undefined && sameUrl(record.url, plan.url) && record.tag === plan.tag;
-}
-
-export async function create(this: IHookFunctions): Promise<boolean> {
-	const plan = await planRegistration(this);
-	const node = this.getNode();
-
-	const info = await webhookInfo(this);
-	const current = info.url ?? '';
-	const shown = displayUrl(current, plan.token);
-	const record: RegistrationRecord = { url: plan.url, tag: plan.tag, run: plan.run, secretDigest: secretDigest(plan.secret) };
-	switch (ownershipOf(current, plan.url, node.webhookId)) {
-		case 'sibling':
-			if (plan.run === 'production') {
-				this.logger.info(`Service Bot Trigger "${node.name}": replacing this trigger's test registration (${shown}) with its production webhook`);
-				break;
-			}
-			if (!plan.options.takeOver) {
-				throw new NodeOperationError(
-					node,
-					`This workflow is published and its trigger owns the bot's webhook (${shown}), so a test cannot receive updates. Turn on "Take Over Existing Webhook" to test anyway (the published workflow gets its webhook back when the test ends), unpublish the workflow, or test with another bot`,
-				);
-			}
-			record.handBack = { url: current, allowedUpdates: info.allowed_updates, maxConnections: info.max_connections };
-			this.logger.warn(
-				`Service Bot Trigger "${node.name}": this test takes the bot's webhook over from the published workflow (${shown}); it is handed back when the test ends`,
-			);
-			break;
-		case 'foreign':
-			if (!plan.options.takeOver) {
-				throw new NodeOperationError(
-					node,
-					`The bot's webhook belongs to someone else: it delivers to ${shown}. A bot has one webhook: deactivate the workflow or system that owns it, or turn on "Take Over Existing Webhook" in this trigger (the other receiver then stops getting updates)`,
-				);
-			}
-			if (plan.run === 'test') record.tookOverFrom = shown;
-			this.logger.warn(
-				`Service Bot Trigger "${node.name}": taking over the bot's webhook from ${shown} ("Take Over Existing Webhook" is on). It stops receiving updates and does not get the webhook back: register it again there when you are done (for an n8n workflow: deactivate and activate it)`,
-			);
-			break;
-		case 'this':
-		case 'none':
-			break;
-	}
-
-	await callMethod(this, 'setWebhook', plan.body);
-	if (plan.run === 'production') unpublishedDuringTest.delete(testKey(plan.identity));
-	this.getWorkflowStaticData('node')[REGISTRATION_KEY] = record as unknown as IDataObject;
-	return true;
-}
-
-/** Sets the published workflow's webhook again, as it was before a test took it over. */
-async function handBack(ctx: IHookFunctions, target: NonNullable<RegistrationRecord['handBack']>, identity: TriggerIdentity): Promise<void> {
-	const { url, allowedUpdates, maxConnections } = target;
+async function registerListeners(
+	ctx: IHookFunctions,
+	token: string,
+	origin: string,
+	listeners: readonly Listener[],
+	maxConnections: number | undefined,
+): Promise<void> {
+	const receiver = listeners[0];
 	const body: IDataObject = {
-		url,
-		secret_token: deriveSecret(await requireToken(ctx), identity, 'production'),
-		// The service did not say: what the trigger always asks for.
-		allowed_updates: allowedUpdates ?? [...ALLOWED_UPDATES],
+		url: registeredUrlOf(origin, listeners),
+		secret_token: sharedSecret(token, webhookIdOf(receiver) ?? '', receiver.run),
+		allowed_updates: [...ALLOWED_UPDATES],
 	};
 	if (maxConnections !== undefined) body.max_connections = maxConnections;
 	await callMethod(ctx, 'setWebhook', body);
 }
 
 /**
- * Removes the bot's webhook only while it is still this registration's URL — or, when a test had
- * taken over this trigger's published webhook, hands it back. A webhook that is already gone, or that
- * now belongs to someone else, is left alone and is not an error. Failures are logged with what to do
+ * The service has no compare-and-set: a trigger that read the listeners just before this one wrote
+ * them can write its own list a moment later. Reading back after twice the time the write took (a
+ * round trip to the service, plus a margin) sees such a write.
+ */
+async function settle(startedAt: number): Promise<void> {
+	await pause(2 * (Date.now() - startedAt) + 50);
+}
+
+/**
+ * True when this trigger is among the bot's listeners: for a trigger alone, only when the webhook was
+ * registered by create() with the secret and options this node would use now. The service never
+ * reveals a webhook's secret, so "its secret is known" is proven by the record create() keeps in
+ * static data; without that record (or after a token or option change) n8n calls create(), which
+ * sets the same URL again — harmless, and it makes sure the service has the current secret.
+ */
+export async function checkExists(this: IHookFunctions): Promise<boolean> {
+	const plan = await planRegistration(this);
+	const { url: current = '' } = await webhookInfo(this);
+	const listeners = listenersOf(current, plan.origin, plan.self);
+	if (!listeners || !among(listeners, plan.self)) return false;
+	if (listeners.length > 1) return true;
+	const record = readRecord(this);
+	return record !== undefined && record.url.replace(/\/+$/, '') === plan.url.replace(/\/+$/, '') && record.tag === plan.tag;
+}
+
+export async function create(this: IHookFunctions): Promise<boolean> {
+	const plan = await planRegistration(this);
+	const node = this.getNode();
+	const record: RegistrationRecord = { url: plan.url, tag: plan.tag, run: plan.run };
+	const poller = pollerOf(plan.token);
+	if (poller) {
+		throw new NodeOperationError(
+			node,
+			`The published workflow ${describePoller(poller)} polls this bot (Service Bot Polling Trigger), and a bot that is polled cannot have a webhook. Unpublish it first; to have both workflows on this bot, use the Service Bot Trigger in both (webhook delivery serves several workflows)`,
+		);
+	}
+
+	let info = await webhookInfo(this);
+	const current = info.url ?? '';
+	let listeners = listenersOf(current, plan.origin, plan.self);
+	if (listeners === undefined) {
+		const shown = displayUrl(current, plan.token);
+		if (!plan.options.takeOver) {
+			throw new NodeOperationError(
+				node,
+				`The bot's webhook belongs to someone else: it delivers to ${shown}. Workflows of this n8n share a bot, another n8n or system cannot: deactivate the workflow or system that owns it, or turn on "Take Over Existing Webhook" in this trigger (the other receiver then stops getting updates)`,
+			);
+		}
+		if (plan.run === 'test') record.tookOverFrom = shown;
+		this.logger.warn(
+			`Service Bot Trigger "${node.name}": taking over the bot's webhook from ${shown} ("Take Over Existing Webhook" is on). It stops receiving updates and does not get the webhook back: register it again there when you are done (for an n8n workflow: deactivate and activate it)`,
+		);
+		listeners = [];
+	}
+
+	for (let write = 1; ; write++) {
+		const others = listeners.filter((listener) => listener.path !== plan.self.path);
+		if (others.length >= MAX_LISTENERS) {
+			throw new NodeOperationError(
+				node,
+				`${others.length} workflows already listen to this bot, the most one bot can serve here (every update is sent once to each). Unpublish one, or stop its test, then publish this workflow again`,
+			);
+		}
+		const startedAt = Date.now();
+		if (others.length === 0) {
+			await callMethod(this, 'setWebhook', plan.body);
+			record.secretDigest = secretDigest(plan.secret);
+		} else {
+			delete record.secretDigest;
+			await registerListeners(this, plan.token, plan.origin, inServingOrder([...others, plan.self]), info.max_connections ?? plan.options.maxConnections);
+			this.logger.info(`Service Bot Trigger "${node.name}": listening to the bot with ${others.length} other trigger(s) of this n8n`);
+		}
+		await settle(startedAt);
+		info = await webhookInfo(this);
+		const now = listenersOf(info.url ?? '', plan.origin, plan.self);
+		if (among(now, plan.self)) break;
+		if (now === undefined || write === MAX_WRITES) {
+			throw new NodeOperationError(
+				node,
+				`Another registration replaced the bot's webhook while this trigger registered (it now delivers to ${displayUrl(info.url ?? '', plan.token)}): publish this workflow again`,
+			);
+		}
+		listeners = now;
+	}
+	this.getWorkflowStaticData('node')[REGISTRATION_KEY] = record as unknown as IDataObject;
+	return true;
+}
+
+/**
+ * Leaves the bot's listeners: the others are registered again (the next one receives when this one
+ * did), or the webhook is removed when this one was the last. A webhook that is already gone, or that
+ * belongs to someone else now, is left alone and is not an error. Failures are logged with what to do
  * and reported as `false` rather than thrown: a throw here would stop n8n from deregistering the
  * workflow's other webhooks and from finishing the deactivation.
  */
 export async function remove(this: IHookFunctions): Promise<boolean> {
 	const node = this.getNode();
 	const record = readRecord(this);
-	// delete() runs in mode 'internal' for both; the record create() left says which this is. Without
-	// one (create() failed, or static data was lost) neither test-only nor production-only steps run.
-	const role = record === undefined ? undefined : (record.run ?? 'production');
-	const identity = identityOf(this);
-	const key = testKey(identity);
 	let url = '';
 	try {
 		url = registeredUrl(this);
 		const token = await requireToken(this);
-		const { url: current = '' } = await webhookInfo(this);
-		const ownership = ownershipOf(current, url, node.webhookId);
-		if (ownership === 'sibling' && role === 'production') {
-			unpublishedDuringTest.add(key);
-			this.logger.info(
-				`Service Bot Trigger "${node.name}": the editor's test of this workflow holds the bot's webhook; it is removed when that test ends`,
-			);
-		} else if (ownership === 'sibling' || ownership === 'foreign') {
-			this.logger.warn(
-				`Service Bot Trigger "${node.name}": the bot's webhook now points to another URL (${displayUrl(current, token)}), so it was left untouched`,
-			);
-		} else if (ownership === 'this') {
-			if (role === 'test' && record?.handBack && !unpublishedDuringTest.has(key)) {
-				await handBack(this, record.handBack, identity);
-				this.logger.info(`Service Bot Trigger "${node.name}": the test has ended; the bot's webhook is handed back to the published workflow`);
-			} else {
+		// delete() runs in mode 'internal' for both; the URL n8n gives is the registration's own.
+		const self = listenerOf(url, record?.run ?? 'production');
+		const origin = new URL(url).origin;
+		for (let write = 1; write <= MAX_WRITES; write++) {
+			const info = await webhookInfo(this);
+			const current = info.url ?? '';
+			const listeners = listenersOf(current, origin, self);
+			if (listeners === undefined) {
+				this.logger.warn(
+					`Service Bot Trigger "${node.name}": the bot's webhook now points to another URL (${displayUrl(current, token)}), so it was left untouched`,
+				);
+				break;
+			}
+			if (!among(listeners, self)) break;
+			const others = listeners.filter((listener) => listener.path !== self.path);
+			const startedAt = Date.now();
+			if (others.length === 0) {
 				await callMethod(this, 'deleteWebhook', {});
 				if (record?.tookOverFrom) {
 					this.logger.warn(
 						`Service Bot Trigger "${node.name}": the test has ended and the bot has no webhook now. Before the test it delivered to ${record.tookOverFrom}: register it again there (for an n8n workflow: deactivate and activate it)`,
 					);
 				}
+			} else {
+				await registerListeners(this, token, origin, inServingOrder(others), info.max_connections);
 			}
+			await settle(startedAt);
 		}
-		if (role === 'test') unpublishedDuringTest.delete(key);
 		forgetRecord(this);
 		return true;
 	} catch (error) {
 		const message = error instanceof Error ? error.message : String(error);
-		const lost = role === 'test' && record?.handBack !== undefined;
-		this.logger.error(
-			lost
-				? `Service Bot Trigger "${node.name}": could not hand the bot's webhook back to the published workflow: ${message}. Publish the workflow again (or deactivate and activate it) to restore it`
-				: `Service Bot Trigger "${node.name}": could not remove the bot's webhook${url ? ` (${url})` : ''}: ${message}`,
-			{ workflowId: this.getWorkflow().id, node: node.name },
-		);
+		this.logger.error(`Service Bot Trigger "${node.name}": could not remove this trigger from the bot's webhook${url ? ` (${url})` : ''}: ${message}`, {
+			workflowId: this.getWorkflow().id,
+			node: node.name,
+		});
 		return false;
 	}
 }

@@ -9,7 +9,8 @@ import { deliverUpdate } from '../../shared/trigger/deliver';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { registeredSecretDigest } from './lifecycle';
-import { SECRET_HEADER, deriveSecret, legacySecret, matchesDigest, secretMatches } from './secret';
+import { forwardToListeners } from './forward';
+import { SECRET_HEADER, deriveSecret, forwardSecret, legacySecret, matchesDigest, secretMatches, sharedSecret } from './secret';
 
 const WARN_INTERVAL_MS = 60_000;
 /** When each trigger last warned about refused pushes (bounded: one entry per trigger served). */
@@ -37,28 +38,33 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const token = await requireToken(this);
 	const identity = identityOf(this);
 	const run = runOf(this);
-	const secrets = [deriveSecret(token, identity, run)];
+	const direct = [deriveSecret(token, identity, run), sharedSecret(token, identity.webhookId, run)];
 	if (run === 'production') {
 		// Registrations of version 0.1.0, which n8n keeps using across upgrades and restarts.
 		const productionUrl = this.getNodeWebhookUrl('default');
-		if (productionUrl) secrets.push(legacySecret(token, identity, productionUrl));
+		if (productionUrl) direct.push(legacySecret(token, identity, productionUrl));
 	}
 
 	const received = this.getHeaderData()[SECRET_HEADER];
 	// After a token change the service still sends the secret it was given (kept as a digest).
-	const fromService = secretMatches(received, secrets) || (run === 'production' && matchesDigest(received, registeredSecretDigest(this)));
-	if (!fromService) {
+	const fromService = secretMatches(received, direct) || (run === 'production' && matchesDigest(received, registeredSecretDigest(this)));
+	// An update another trigger of this bot received and forwarded (listeners.ts).
+	const forwarded = !fromService && secretMatches(received, [forwardSecret(token, identity.webhookId, run)]);
+	if (!fromService && !forwarded) {
 		warnRefused(this, fingerprint('refused', identity.workflowId, identity.nodeId, run), run === 'test');
 		this.getResponseObject().status(403).end();
 		return { noWebhookResponse: true };
 	}
 
+	const forwarding = fromService ? forwardToListeners(this, token, { webhookId: identity.webhookId, run }) : Promise.resolve();
 	const delivery = await deliverUpdate(this.getBodyData(), {
 		settings: readDeliverySettings(this),
 		windowKey: deliveryKey(token, identity, 'webhook', run),
-		// A test webhook receives the bot's pushes while it listens, so it brings answers too.
-		answers: answerDesk(this, true),
+		// The trigger the service pushed to brings answers (a test too, while it receives the bot's
+		// pushes); a forwarded copy never does, so an answer is brought once.
+		answers: answerDesk(this, fromService),
 	});
+	await forwarding;
 	if (!delivery.run && 'answer' in delivery) {
 		this.logger.debug(`Service Bot Trigger "${node.name}": update ${delivery.updateId} not run: ${await delivery.answer.bring()}`);
 		return {};

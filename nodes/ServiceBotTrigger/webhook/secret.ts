@@ -31,6 +31,19 @@ export function deriveSecret(token: string, identity: TriggerIdentity, run: Run)
 	return keyed(token, 'webhook-secret:v2', [identity.workflowId, identity.nodeId, identity.webhookId, run]);
 }
 
+/**
+ * The secret of a webhook several triggers share (listeners.ts): any of them derives it for the
+ * receiver from the bot token and the receiver's webhook id and run, and the receiver accepts it.
+ */
+export function sharedSecret(token: string, webhookId: string, run: Run): string {
+	return keyed(token, 'webhook-shared:v1', [webhookId.toLowerCase(), run]);
+}
+
+/** The secret a receiver sends with an update it forwards to one listener: only that listener accepts it. */
+export function forwardSecret(token: string, webhookId: string, run: Run): string {
+	return keyed(token, 'webhook-forward:v1', [webhookId.toLowerCase(), run]);
+}
+
 /** The secret version 0.1.0 registered: the same HMAC over the URL being served. */
 export function legacySecret(token: string, identity: TriggerIdentity, url: string): string {
 	return keyed(token, 'webhook-secret:v1', [identity.workflowId, identity.nodeId, identity.webhookId, url]);

@@ -34,6 +34,8 @@ export type Delivery =
 			/** Absent when the body is not an update at all. */
 			readonly updateId?: number;
 			readonly reason: string;
+			/** An answer to a waiting execution that this trigger leaves to the one that brings answers. */
+			readonly leftAnswer?: true;
 	  };
 
 const LEFT_TO_PUBLISHED = 'it is an answer to a waiting execution; the published trigger brings it';
@@ -51,7 +53,7 @@ export async function deliverUpdate(body: unknown, environment: DeliveryEnvironm
 	const { updateId } = update;
 	if (seenBefore(environment.windowKey, updateId)) return { run: false, updateId, reason: 'it was already received' };
 	const answer = await recogniseAnswer(update, environment.answers);
-	if (answer) return environment.answers.brings ? { run: false, updateId, answer } : { run: false, updateId, reason: LEFT_TO_PUBLISHED };
+	if (answer) return environment.answers.brings ? { run: false, updateId, answer } : { run: false, updateId, reason: LEFT_TO_PUBLISHED, leftAnswer: true };
 	const reason = filteredOut(update, environment.settings);
 	if (reason !== undefined) return { run: false, updateId, reason };
 	return { run: true, updateId, item: outputItem(update, environment.settings.addHandyFields) };

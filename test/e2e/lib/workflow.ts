@@ -32,6 +32,22 @@ export function webhookStart(node: Placed & { webhookId: string; path: string })
 	};
 }
 
+/** Service Bot Trigger (webhook delivery) with its Trigger On and options, with the handy fields. */
+export function webhookTrigger(
+	node: Placed & { credentialId: string; webhookId: string; updates: string[]; options?: Record<string, unknown> },
+): WorkflowNode {
+	return {
+		id: node.id,
+		name: node.name,
+		type: `${PACKAGE_NAME}.serviceBotTrigger`,
+		typeVersion: 1,
+		position: node.position,
+		webhookId: node.webhookId,
+		parameters: { updates: node.updates, options: { addHandyFields: true, ...node.options } },
+		credentials: serviceBotCredentials(node.credentialId),
+	};
+}
+
 /** Service Bot Polling Trigger on messages, the update as it came. */
 export function pollingTrigger(node: Placed & { credentialId: string }): WorkflowNode {
 	return {

@@ -7,7 +7,7 @@ import { DEMO_CREDENTIAL_ID, DEMO_TRIGGER, demoCredential, demoWorkflow } from '
 import type { ScenarioContext } from '../lib/context';
 import type { EmulatorProcess, StoredMessage, WebhookView } from '../lib/emulator';
 import type { N8n } from '../lib/n8n';
-import { inSequence, pollingTrigger, sendMessage, webhookStart } from '../lib/workflow';
+import { inSequence, pollingTrigger, sendMessage, webhookStart, webhookTrigger } from '../lib/workflow';
 import { waitFor } from '../lib/processes';
 import { QueueCluster } from './cluster';
 import type { ClusterOptions } from './cluster';
@@ -98,6 +98,36 @@ export function pollingEcho(credentialId: string): Record<string, unknown> {
 			}),
 		],
 		connections: inSequence('Bot Trigger', 'Echo'),
+	};
+}
+
+/**
+ * Service Bot Trigger (its Trigger On and options, handy fields) → Service Bot "Send Message" answering
+ * `<label>: <text or button data>` in the update's chat: one of several workflows on one bot.
+ */
+export function labelledListener(
+	credentialId: string,
+	label: string,
+	trigger: { updates: string[]; options?: Record<string, unknown> },
+	index: number,
+): Record<string, unknown> {
+	const id = (n: number): string => `5a0d1c2e-0000-4000-8000-0000000002${index}${n}`;
+	return {
+		name: `Service Bot: ${label}`,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			webhookTrigger({ id: id(1), name: 'Bot Trigger', position: [0, 0], credentialId, webhookId: `5a0d1c2e-0000-4000-8000-0000000003${index}0`, ...trigger }),
+			sendMessage({
+				id: id(2),
+				name: 'Answer',
+				position: [300, 0],
+				credentialId,
+				chatId: '={{ $json.chat_id }}',
+				text: `=${label}: {{ $json.text ?? $json.callback_data }}`,
+				parameters: { replyMarkup: 'none' },
+			}),
+		],
+		connections: inSequence('Bot Trigger', 'Answer'),
 	};
 }
 

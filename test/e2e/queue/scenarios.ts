@@ -28,6 +28,7 @@ import {
 	createWorkflow,
 	echoBot,
 	echoBotInCluster,
+	labelledListener,
 	pollingEcho,
 	sendMessages,
 	settled,
@@ -596,4 +597,95 @@ const lifecycle: Scenario = {
 	},
 };
 
-export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle];
+const threeWorkflowsOneBot: Scenario = {
+	name: 'three workflows on one bot: 300 updates at max_connections 40 through the webhook processes; each update ran once in every workflow that selects it, none lost',
+	async run(ctx) {
+		const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
+		const cluster = await QueueCluster.start(ctx);
+		await cluster.main.setupOwner();
+		const credentialId = await createCredential(cluster.main, emulator);
+		const chats = await createChats(emulator, 20);
+		const firstTen = chats.slice(0, 10).map((chat) => chat.chatId).join(',');
+		const workflows = [
+			labelledListener(credentialId, 'A', { updates: ['message'], options: { chatIds: firstTen } }, 1),
+			labelledListener(credentialId, 'B', { updates: ['callback_query'] }, 2),
+			labelledListener(credentialId, 'C', { updates: ['*'] }, 3),
+		];
+		const ids: string[] = [];
+		for (const workflow of workflows) {
+			const id = await createWorkflow(cluster.main, workflow);
+			await cluster.main.activate(id);
+			ids.push(id);
+		}
+		const hook = await waitFor('the three workflows to listen', async () => {
+			const current = await emulator.webhook();
+			return new URL(current?.url ?? 'http://x/').searchParams.get('service-bot-listeners')?.split(',').length === 3 ? (current ?? undefined) : undefined;
+		});
+		assert.ok(hook.url.startsWith(`${cluster.proxy.url}/webhook/`), `the bot's webhook goes to the load balancer: ${hook.url}`);
+		assert.equal(hook.maxConnections, 40);
+		ctx.log(`three workflows listen to one bot: ${hook.url.split('?')[0]}?service-bot-listeners=… (3)`);
+
+		// A button under a message of every chat, three times, then 240 messages and 60 clicks.
+		const buttons: Array<{ chat: Chat; messageId: number; data: string }> = [];
+		for (const [c, chat] of chats.entries()) {
+			for (let b = 0; b < 3; b++) {
+				const data = `k${b} of chat ${c}`;
+				const sent = await fetch(`${emulator.baseUrl}/bot${emulator.demo.token}/sendMessage`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({ chat_id: chat.chatId, text: `Tap ${data}`, reply_markup: { inline_keyboard: [[{ text: 'Tap', callback_data: data }]] } }),
+				});
+				buttons.push({ chat, messageId: ((await sent.json()) as { result: { message_id: number } }).result.message_id, data });
+			}
+		}
+		const t0 = Date.now();
+		const messages = await sendMessages(emulator, chats, 12);
+		const clicks: number[] = [];
+		for (const button of buttons) {
+			clicks.push(Number((await emulator.userClicks(button.messageId, button.data, { chatId: button.chat.chatId, userId: button.chat.userId })).update_id));
+		}
+		const updates = messages.length + buttons.length;
+		assert.equal(updates, 300);
+
+		// Every answer the workflows must give, with the update it answers.
+		const inFirstTen = new Set(chats.slice(0, 10).map((chat) => chat.chatId));
+		const expected = new Map<string, number>();
+		for (const message of messages) {
+			if (inFirstTen.has(message.chat.chatId)) expected.set(`${message.chat.chatId} A: ${message.text}`, message.updateId);
+			expected.set(`${message.chat.chatId} C: ${message.text}`, message.updateId);
+		}
+		for (const [index, button] of buttons.entries()) {
+			expected.set(`${button.chat.chatId} B: ${button.data}`, clicks[index]);
+			expected.set(`${button.chat.chatId} C: ${button.data}`, clicks[index]);
+		}
+		await waitForCalls(emulator, 'sendMessage', buttons.length + expected.size);
+		const seconds = (Date.now() - t0) / 1000;
+		for (const [index, id] of ids.entries()) await settled(emulator, cluster, id, [120, 60, 300][index]);
+
+		const answered = new Map<string, number>();
+		for (const [chatId, history] of await botHistories(emulator, chats)) {
+			for (const message of history) {
+				if (/^[ABC]: /.test(String(message.text))) answered.set(`${chatId} ${message.text}`, (answered.get(`${chatId} ${message.text}`) ?? 0) + 1);
+			}
+		}
+		// A push the service sent again (a webhook process refused it under load) may run again where
+		// its copy reached another webhook process (README "Scaling": the duplicate window is per process).
+		const resent = cluster.proxy.resent();
+		const sentAgain = new Set(resent.map((entry) => Number(entry.key.split(' ').at(-1))));
+		const lost = [...expected.keys()].filter((key) => !answered.has(key));
+		const twice = [...answered].filter(([key, count]) => count > 1 && !sentAgain.has(expected.get(key) ?? -1)).map(([key]) => key);
+		const unexpected = [...answered.keys()].filter((key) => !expected.has(key));
+		assert.deepEqual({ lost, twice, unexpected }, { lost: [], twice: [], unexpected: [] });
+		const executions = await Promise.all(ids.map(async (id) => await cluster.executions(id)));
+		const runTwice = [...answered.values()].filter((count) => count > 1).length;
+		if (runTwice === 0) assert.deepEqual(executions.map((list) => list.length), [120, 60, 300], 'executions per workflow: A 120, B 60, C 300');
+		for (const list of executions) assert.deepEqual([...new Set(list.map((execution) => execution.status))], ['success']);
+		assertRanOnWorkers(cluster, executions.flat().map((execution) => execution.id));
+		const perWebhook = cluster.proxy.webhooks.map((upstream) => upstream.requests);
+		ctx.log(
+			`${updates} updates answered in ${seconds.toFixed(1)} s (${rate(updates, seconds)}): executions A ${executions[0].length}, B ${executions[1].length}, C ${executions[2].length}; webhook calls per process ${perWebhook.join(', ')} (pushes and forwarded copies); ${resent.length} copies sent again, ${runTwice} answers given twice because of them`,
+		);
+	},
+};
+
+export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot];

@@ -1,0 +1,245 @@
+/**
+ * Several workflows on one bot: published Service Bot Triggers of one n8n on the same bot all
+ * receive its updates, each through its own filters; a test in the editor listens beside them;
+ * publishing and unpublishing in any order keeps the bot's webhook right. Every workflow is a real
+ * harness (n8n-core's HookContext and WebhookContext) behind one HTTP server, as workflows share
+ * n8n's port; the emulator pushes to the bot's webhook over HTTP, and forwarded copies travel over
+ * HTTP too.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { randomUUID } from 'node:crypto';
+
+import type { Emulator } from '../emulator';
+import { freePort, startWebhookServer, type TriggerHarness, type WebhookServer } from '../harness';
+import { SECRET_HEADER, makeHarness, sendButton, spyOnLogger, startTestEmulator, type LogSpy } from './helpers';
+
+let emu: Emulator;
+let logs: LogSpy;
+let base: string;
+let server: WebhookServer | undefined;
+
+beforeAll(async () => {
+	emu = await startTestEmulator();
+});
+
+beforeEach(async () => {
+	logs = spyOnLogger();
+	base = `http://127.0.0.1:${await freePort()}/`;
+});
+
+afterEach(async () => {
+	await server?.close();
+	server = undefined;
+	logs.restore();
+	emu.reset();
+});
+
+afterAll(async () => {
+	await emu.close();
+});
+
+/** The query parameter that lists the listeners (README: several workflows on one bot). */
+const LISTENERS = 'service-bot-listeners';
+
+async function workflow(parameters: INodeParameters): Promise<TriggerHarness> {
+	return await makeHarness(emu, { webhookBaseUrl: base, workflowId: `wf-${randomUUID().slice(0, 8)}`, parameters });
+}
+
+/** Serves these workflows on n8n's one port (a workflow not served answers 404, as an unknown path). */
+async function serve(...workflows: TriggerHarness[]): Promise<WebhookServer> {
+	await server?.close();
+	server = await startWebhookServer(workflows);
+	return server;
+}
+
+/** The update ids a workflow's executions (production, or its test) carried, in arrival order. */
+function ran(harness: TriggerHarness, mode: 'trigger' | 'manual' = 'trigger'): number[] {
+	return (server?.executionsOf(harness, mode) ?? []).map((data) => Number((data[0][0].json as IDataObject).update_id));
+}
+
+/** The listeners the bot's webhook names, as paths with their run (`p`/`t`), receiver first. */
+function listeners(): string[] {
+	const hook = emu.webhookOf();
+	if (!hook) return [];
+	const url = new URL(hook.url);
+	const list = url.searchParams.get(LISTENERS);
+	return list === null ? [`?${url.pathname}`] : list.split(',');
+}
+
+const entry = (run: 'p' | 't', url: string): string => `${run}${new URL(url).pathname}`;
+
+async function say(text: string, chatId = emu.demo.privateChatId): Promise<number> {
+	return (await emu.userSends({ chatId, userId: emu.demo.userId, text })).update_id;
+}
+
+async function tap(data: string): Promise<number> {
+	const messageId = await sendButton(emu, emu.demo.groupChatId, data);
+	return (await emu.userClicks({ chatId: emu.demo.groupChatId, userId: emu.demo.otherUserId, messageId, data })).update_id;
+}
+
+describe('several published workflows on one bot', () => {
+	test('three workflows each run exactly the updates their own filters select, once, in the order the service sent them', async () => {
+		// Max Connections 1: the service sends one update at a time, so the order is the service's.
+		const messages = await workflow({ updates: ['message'], options: { maxConnections: 1 } });
+		const clicks = await workflow({ updates: ['callback_query'], options: {} });
+		const group = await workflow({ updates: ['*'], options: { chatIds: emu.demo.groupChatId } });
+		await serve(messages, clicks, group);
+		for (const harness of [messages, clicks, group]) await harness.activate();
+		expect(listeners()).toEqual([entry('p', messages.webhookUrl), entry('p', clicks.webhookUrl), entry('p', group.webhookUrl)]);
+		expect(emu.webhookOf()).toMatchObject({ maxConnections: 1 });
+
+		const privateHello = await say('hello');
+		const click = await tap('vote:yes');
+		const groupHello = await say('hi all', emu.demo.groupChatId);
+		const privateBye = await say('bye');
+		await emu.idle();
+
+		expect(ran(messages)).toEqual([privateHello, groupHello, privateBye]);
+		expect(ran(clicks)).toEqual([click]);
+		expect(ran(group)).toEqual([click, groupHello]);
+		// Each push was answered, none is pending or sent again.
+		expect(emu.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: null });
+		expect(server?.receipts.filter((receipt) => receipt.status !== 200)).toEqual([]);
+	});
+
+	test('unpublishing the receiver hands the webhook to the next: the others keep every update, nothing lost or run twice', async () => {
+		const [first, second, third] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(first, second, third);
+		for (const harness of [first, second, third]) await harness.activate();
+		const before = [await say('one'), await say('two')];
+		await emu.idle();
+
+		expect(await first.delete()).toBe(true);
+		expect(listeners()).toEqual([entry('p', second.webhookUrl), entry('p', third.webhookUrl)]);
+		const after = [await say('three'), await say('four')];
+		await emu.idle();
+
+		expect(ran(first)).toEqual(before);
+		for (const harness of [second, third]) expect(ran(harness).sort()).toEqual([...before, ...after].sort());
+
+		// Down to one: its plain URL, as a bot with one workflow has; the last one removes the webhook.
+		expect(await third.delete()).toBe(true);
+		expect(emu.webhookOf()?.url).toBe(second.webhookUrl);
+		const alone = await say('five');
+		await emu.idle();
+		expect(ran(second)).toContain(alone);
+		expect(await second.delete()).toBe(true);
+		expect(emu.webhookOf()).toBeNull();
+		expect(emu.callsTo('deleteWebhook')).toHaveLength(1);
+	});
+
+	test('two workflows published at the same moment both listen (each reads the list back and writes it again when it was lost)', async () => {
+		const a = await workflow({ updates: ['*'], options: {} });
+		const b = await workflow({ updates: ['*'], options: {} });
+		await serve(a, b);
+		await Promise.all([a.activate(), b.activate()]);
+		// Both read "no webhook" before either wrote (the race this is about), so one wrote twice.
+		const [firstWrite, secondWrite, ...again] = emu.callsTo('setWebhook').map((call) => String(call.body.url));
+		expect([firstWrite, secondWrite].sort()).toEqual([a.webhookUrl, b.webhookUrl].sort());
+		expect(again).toHaveLength(1);
+		expect(listeners().sort()).toEqual([entry('p', a.webhookUrl), entry('p', b.webhookUrl)].sort());
+		const update = await say('both?');
+		await emu.idle();
+		expect(ran(a)).toEqual([update]);
+		expect(ran(b)).toEqual([update]);
+	});
+
+	test('up to 10 workflows on one bot (the README limit): an eleventh is refused before anything is sent, saying what to do; the ten keep listening', async () => {
+		const ten: TriggerHarness[] = [];
+		for (let index = 0; index < 10; index++) ten.push(await workflow({ updates: ['*'], options: {} }));
+		for (const harness of ten) await harness.activate();
+		expect(listeners()).toHaveLength(10);
+		const writes = emu.callsTo('setWebhook').length;
+		const eleventh = await workflow({ updates: ['*'], options: {} });
+		await expect(eleventh.activate()).rejects.toThrow(
+			'10 workflows already listen to this bot, the most one bot can serve here (every update is sent once to each). Unpublish one, or stop its test, then publish this workflow again',
+		);
+		expect(emu.callsTo('setWebhook')).toHaveLength(writes);
+		expect(listeners()).toEqual(ten.map((harness) => entry('p', harness.webhookUrl)));
+	});
+
+	test('a workflow that is down misses its updates alone: the others get theirs, the service is answered and sends nothing again, the log names it', async () => {
+		const up = await workflow({ updates: ['*'], options: {} });
+		const down = await workflow({ updates: ['*'], options: {} });
+		await serve(up, down);
+		await up.activate();
+		await down.activate();
+		// n8n no longer serves the second workflow's path (its process is gone, or it was deleted without unpublishing).
+		await serve(up);
+		const updates = [await say('a'), await say('b')];
+		await emu.idle();
+		expect(ran(up)).toEqual(updates);
+		expect(emu.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: null });
+		expect(emu.callsTo('setWebhook')).toHaveLength(2);
+		const warned = logs.messages('warn').join('\n');
+		expect(warned).toContain(`a workflow listening to this bot at ${new URL(down.webhookUrl).pathname} answered 404`);
+		expect(warned.split('answered 404')).toHaveLength(2);
+	});
+});
+
+describe('a test in the editor beside published workflows', () => {
+	test('the test gets the next update it selects; the published workflows get every update before, during and after it', async () => {
+		const published = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		const edited = await workflow({ updates: ['callback_query'], options: {} });
+		await serve(...published, edited);
+		for (const harness of published) await harness.activate();
+		const before = await say('before');
+		await emu.idle();
+
+		// "Listen for test event": no Take Over needed.
+		expect(await edited.activate('manual')).toBe(true);
+		expect(listeners()).toEqual([entry('p', published[0].webhookUrl), entry('p', published[1].webhookUrl), entry('t', edited.testWebhookUrl)]);
+		const during = await say('during');
+		const click = await tap('pick');
+		await emu.idle();
+		expect(ran(edited, 'manual')).toEqual([click]);
+		// n8n ends the test once an event started it.
+		expect(await edited.delete('manual')).toBe(true);
+		expect(listeners()).toEqual([entry('p', published[0].webhookUrl), entry('p', published[1].webhookUrl)]);
+		const after = await say('after');
+		await emu.idle();
+
+		for (const harness of published) expect(ran(harness).sort()).toEqual([before, during, click, after].sort());
+		expect(ran(edited)).toEqual([]);
+	});
+
+	test('an update the test showed is not run later by a workflow published afterwards', async () => {
+		const edited = await workflow({ updates: ['*'], options: {} });
+		const later = await workflow({ updates: ['*'], options: {} });
+		await serve(edited, later);
+		await edited.activate('manual');
+		const shown = await say('for the test');
+		await emu.idle();
+		expect(ran(edited, 'manual')).toEqual([shown]);
+		await edited.delete('manual');
+		expect(emu.webhookOf()).toBeNull();
+
+		await later.activate();
+		const next = await say('for production');
+		await emu.idle();
+		expect(ran(later)).toEqual([next]);
+	});
+});
+
+describe('what only the bot’s service may send', () => {
+	test('a copy forwarded with another listener’s secret, or the receiver’s, is refused; a forwarded copy is not forwarded again', async () => {
+		const a = await workflow({ updates: ['*'], options: {} });
+		const b = await workflow({ updates: ['*'], options: {} });
+		const c = await workflow({ updates: ['*'], options: {} });
+		await serve(a, b, c);
+		for (const harness of [a, b, c]) await harness.activate();
+		const shared = emu.webhookOf()?.secretToken ?? '';
+		const query = { [LISTENERS]: new URL(emu.webhookOf()?.url ?? '').searchParams.get(LISTENERS) ?? '' };
+		const body = { update_id: 9001, message: { message_id: 1, date: 1, chat: { id: emu.demo.privateChatId, type: 'private' }, text: 'x' } };
+
+		// The shared secret belongs to the receiver: another listener refuses it.
+		expect((await b.receive({ headers: { [SECRET_HEADER]: shared }, body, query })).status).toBe(403);
+		// The receiver accepts it, forwards to b and c, and runs itself.
+		const receipt = await a.receive({ headers: { [SECRET_HEADER]: shared }, body, query });
+		expect(receipt.status).toBe(200);
+		expect(ran(b)).toEqual([9001]);
+		expect(ran(c)).toEqual([9001]);
+		// b and c got one copy each: neither forwarded its copy again (it came with its own secret).
+		expect(server?.receipts.map((r) => r.status)).toEqual([200, 200]);
+	});
+});
