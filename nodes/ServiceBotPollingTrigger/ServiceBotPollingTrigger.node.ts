@@ -1,7 +1,7 @@
 import type { INodeType, INodeTypeDescription, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 
 import { DOCUMENTATION_URL, LIMITS } from '../shared/spec';
-import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollection, triggerOn } from '../shared/trigger/description';
+import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollections, triggerOn } from '../shared/trigger/description';
 import { startPolling } from './poll';
 
 /**
@@ -32,7 +32,7 @@ export class ServiceBotPollingTrigger implements INodeType {
 				default: '',
 			},
 			triggerOn,
-			optionsCollection([
+			...optionsCollections([
 				{
 					displayName: 'Delete Existing Webhook',
 					name: 'deleteExistingWebhook',

@@ -1,7 +1,7 @@
 import type { IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { DOCUMENTATION_URL, LIMITS } from '../shared/spec';
-import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollection, triggerOn } from '../shared/trigger/description';
+import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollections, triggerOn } from '../shared/trigger/description';
 import { checkExists, create, remove } from './webhook/lifecycle';
 import { receive } from './webhook/receive';
 
@@ -36,7 +36,7 @@ export class ServiceBotTrigger implements INodeType {
 				default: '',
 			},
 			triggerOn,
-			optionsCollection([
+			...optionsCollections([
 				{
 					displayName: 'Drop Pending Updates',
 					name: 'dropPendingUpdates',

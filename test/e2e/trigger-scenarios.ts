@@ -215,7 +215,8 @@ async function createListener(
 		name,
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId, ...trigger }),
+			// Version 2, as a node added in the editor today: chat_id without turning anything on, chatInput for agents.
+			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId, typeVersion: 2, ...trigger }),
 			sendMessage({ id: randomUUID(), name: 'Answer', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text }),
 		],
 		connections: inSequence(TRIGGER_NAME, 'Answer'),
@@ -229,9 +230,9 @@ const threeWorkflowsOneBot: Scenario = {
 		const { emulator, n8n, echo: unused } = await setUp(ctx, { type: WEBHOOK_TRIGGER });
 		const { privateChatId, groupChatId, token } = emulator.demo;
 		const credentialId = unused.credentialId;
-		const privateOnly = await createListener(n8n, credentialId, 'Private messages', { updates: ['message'], options: { chatIds: privateChatId } }, '=A: {{ $json.text }}');
-		const clicks = await createListener(n8n, credentialId, 'Button clicks', { updates: ['callback_query'] }, '=B: {{ $json.callback_data }}');
-		const group = await createListener(n8n, credentialId, 'Group messages', { updates: ['message'], options: { chatIds: groupChatId } }, '=C: {{ $json.text }}');
+		const privateOnly = await createListener(n8n, credentialId, 'Private messages', { updates: ['message'], options: { chatIds: privateChatId } }, '=A: {{ $json.chatInput }}');
+		const clicks = await createListener(n8n, credentialId, 'Button clicks', { updates: ['callback_query'] }, '=B: {{ $json.chatInput }}');
+		const group = await createListener(n8n, credentialId, 'Group messages', { updates: ['message'], options: { chatIds: groupChatId } }, '=C: {{ $json.chatInput }}');
 		await n8n.activate(privateOnly.id);
 		await waitFor('the first to register', async () => (listenersOf(await emulator.webhook()).length === 1 ? true : undefined));
 		// n8n publishes in the background: these two register at about the same time.
@@ -268,17 +269,17 @@ const threeWorkflowsOneBot: Scenario = {
 		await until(privateChatId, 'A: p1');
 		await until(groupChatId, 'C: g1');
 		await until(groupChatId, 'B: k1');
-		ctx.log('a private message, a group message and a click: each answered by its own workflow only');
+		ctx.log('a private message, a group message and a click: each answered by its own workflow only, from chatInput (trigger version 2)');
 
 		// A fourth workflow, tested in the editor while the three stay published.
-		const tested = await createListener(n8n, credentialId, 'Being edited', { updates: ['message'] }, '=T: {{ $json.text }}');
+		const tested = await createListener(n8n, credentialId, 'Being edited', { updates: ['message'] }, '=T: {{ $json.chatInput }} ({{ $json.sessionId === $json.chat_id }})');
 		await listenForTestEvent(n8n, tested.id);
 		await waitFor('the test to join', async () => (listenersOf(await emulator.webhook()).length === 4 ? true : undefined));
 		await emulator.userSends('p2');
-		await until(privateChatId, 'T: p2');
+		await until(privateChatId, 'T: p2 (true)');
 		await until(privateChatId, 'A: p2');
 		await waitFor('the test to leave', async () => (listenersOf(await emulator.webhook()).length === 3 ? true : undefined));
-		ctx.log('a test on a fourth workflow got its event while the published one answered it too; the test then left the list');
+		ctx.log('a test on a fourth workflow got its event (its sessionId is the chat) while the published one answered it too; the test then left the list');
 
 		// Unpublish the receiver: the next published workflow receives.
 		const remaining = three.slice(1);
@@ -306,7 +307,7 @@ const threeWorkflowsOneBot: Scenario = {
 		await until(groupChatId, 'C: g4');
 		await emulator.idle();
 		// Every answer once, and none from a workflow that was not selected or not published.
-		assert.deepEqual((await answersIn(privateChatId)).sort(), ['A: p1', 'A: p2', 'T: p2'].sort());
+		assert.deepEqual((await answersIn(privateChatId)).sort(), ['A: p1', 'A: p2', 'T: p2 (true)'].sort());
 		assert.deepEqual((await answersIn(groupChatId)).sort(), ['C: g1', 'B: k1', 'C: g2', 'B: k2', 'C: g3', 'B: k3', 'C: g4'].sort());
 		assert.equal((await emulator.calls('deleteWebhook')).length, 0);
 		ctx.log('every update answered once by each workflow that selects it, none by another');

@@ -6,7 +6,7 @@
  * change that did not happen, fails. What a workflow saved with 0.1.0 holds (parameter names, option
  * values, defaults) is therefore unchanged for its node version.
  */
-import type { IDataObject, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import type { IDataObject, IDisplayOptions, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { ServiceBotTrigger } from '../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
@@ -29,7 +29,10 @@ function propertiesAtVersion(description: INodeTypeDescription, version: number)
 			if (!holds) continue;
 			const rest = { ...show };
 			delete rest['@version'];
-			result.push({ ...property, displayOptions: { ...property.displayOptions, show: rest } });
+			// A property whose only condition was the version has none left, as in 0.1.0.
+			const displayOptions: IDisplayOptions = { ...property.displayOptions, show: rest };
+			if (Object.keys(rest).length === 0) delete displayOptions.show;
+			result.push({ ...property, displayOptions: Object.keys(displayOptions).length > 0 ? displayOptions : undefined });
 		} else {
 			result.push(property);
 		}
@@ -139,6 +142,9 @@ describe('node descriptions against version 0.1.0', () => {
 		const changes = compare(before.serviceBotTrigger as unknown as INodeTypeDescription, new ServiceBotTrigger().description, 1);
 		expect(changes).toEqual(
 			[
+				// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
+				'node.defaultVersion',
+				'node.version',
 				// The subtitle reads "On messages and button clicks", "On all updates".
 				'node.subtitle',
 				// The notice says a public HTTPS URL is needed (else the polling trigger), and that a test hands the webhook back.

@@ -39,6 +39,11 @@ export interface HarnessOptions {
 	nodeType?: INodeType;
 	/** The credential itself, to change it while the trigger runs (default: the emulator's demo bot). */
 	credentials?: TestCredentials;
+	/**
+	 * The node version (default 1: what saved workflows have; its output is the update, plus the handy
+	 * fields when turned on). Version 2's own output is tested where a test says so.
+	 */
+	typeVersion?: number;
 }
 
 export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): Promise<TriggerHarness> {
@@ -53,6 +58,7 @@ export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): 
 		nodeId: options.nodeId,
 		staticData: options.staticData,
 		executionKeys: options.executionKeys,
+		typeVersion: options.typeVersion ?? 1,
 	};
 	return createTriggerHarness(harnessOptions);
 }
@@ -76,7 +82,17 @@ export async function inNewProcess(
 	});
 	if (!fresh) throw new Error('module not loaded');
 	const { node, staticData, workflowId, executionKeys } = harness;
-	return await makeHarness(emu, { nodeType: fresh, parameters: node.parameters, workflowId, nodeId: node.id, webhookId: node.webhookId, staticData, executionKeys, ...extra });
+	return await makeHarness(emu, {
+		nodeType: fresh,
+		parameters: node.parameters,
+		workflowId,
+		nodeId: node.id,
+		webhookId: node.webhookId,
+		staticData,
+		executionKeys,
+		typeVersion: node.typeVersion,
+		...extra,
+	});
 }
 
 type PollingModule = typeof import('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node');

@@ -10,12 +10,11 @@ import { recogniseAnswer } from './answers';
 import { seenBefore } from './duplicates';
 import type { Filters } from './filters';
 import { filteredOut } from './filters';
+import type { OutputShape } from './output';
 import { outputItem } from './output';
 import { parseUpdate } from './update';
 
-export interface DeliverySettings extends Filters {
-	readonly addHandyFields: boolean;
-}
+export interface DeliverySettings extends Filters, OutputShape {}
 
 export interface DeliveryEnvironment {
 	readonly settings: DeliverySettings;
@@ -56,5 +55,5 @@ export async function deliverUpdate(body: unknown, environment: DeliveryEnvironm
 	if (answer) return environment.answers.brings ? { run: false, updateId, answer } : { run: false, updateId, reason: LEFT_TO_PUBLISHED, leftAnswer: true };
 	const reason = filteredOut(update, environment.settings);
 	if (reason !== undefined) return { run: false, updateId, reason };
-	return { run: true, updateId, item: outputItem(update, environment.settings.addHandyFields) };
+	return { run: true, updateId, item: outputItem(update, environment.settings) };
 }

@@ -16,10 +16,18 @@ const WORDS = JSON.stringify(Object.fromEntries(UPDATE_TYPES.map((type) => [type
 /** The canvas subtitle: "On all updates", "On messages", "On messages and button clicks". */
 export const SUBTITLE = `={{ ${SELECTED}.length === 0 || ${SELECTED}.includes("*") ? "On all updates" : "On " + ${SELECTED}.map((type) => (${WORDS})[type] || type).join(" and ") }}`;
 
-/** What both trigger nodes are alike in (besides icon and subtitle): group, version, no input, one output, the credential. */
+/**
+ * Version 2 (new nodes): every item carries `sessionId` and `chatInput`, which n8n's AI Agent and
+ * memory nodes read in their automatic modes, and the handy fields are on unless turned off. Version 1
+ * (saved workflows) keeps its output: the update, and the handy fields only when turned on.
+ */
+export const TRIGGER_VERSIONS = [1, 2];
+
+/** What both trigger nodes are alike in (besides icon and subtitle): group, versions, no input, one output, the credential. */
 export const TRIGGER_NODE_BASE = {
 	group: ['trigger'],
-	version: 1,
+	version: TRIGGER_VERSIONS,
+	defaultVersion: 2,
 	inputs: [],
 	outputs: [NodeConnectionTypes.Main],
 	credentials: [{ name: CREDENTIAL_TYPE, required: true }],
@@ -40,13 +48,21 @@ export const triggerOn: INodeProperties = {
 	],
 };
 
+const HANDY_FIELDS = 'update_type, chat_id, message_id, user_id, user, text, callback_data and callback_query_id';
+
 const addHandyFields: INodeProperties = {
 	displayName: 'Add Handy Fields',
 	name: 'addHandyFields',
 	type: 'boolean',
 	default: false,
-	description:
-		'Whether to add top-level fields to the output: update_type, chat_id, message_id, user_id, user, text, callback_data and callback_query_id',
+	description: `Whether to add top-level fields to the output: ${HANDY_FIELDS}`,
+};
+
+/** Version 2: on by default, so a workflow reads `chat_id` or `text` without turning anything on. */
+const addHandyFieldsV2: INodeProperties = {
+	...addHandyFields,
+	default: true,
+	description: `Whether to add top-level fields to the output: ${HANDY_FIELDS}. Every item also has sessionId (the chat) and chatInput (the text, or a click's data) for n8n's AI Agent and memory.`,
 };
 
 const restrictToChatIds: INodeProperties = {
@@ -69,14 +85,22 @@ const restrictToUserIds: INodeProperties = {
 		'Comma-separated user IDs (UUIDs, not @usernames: an update\'s user_id). When set, only updates from these users (senders and clicking users) start the workflow; updates whose user cannot be determined are dropped.',
 };
 
-/** The Options collection: the options both deliveries share and the delivery's own, by name. */
-export function optionsCollection(own: INodeProperties[]): INodeProperties {
+function collection(options: INodeProperties[], versions: NonNullable<NonNullable<INodeProperties['displayOptions']>['show']>['@version']): INodeProperties {
 	return {
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
-		options: [addHandyFields, restrictToChatIds, restrictToUserIds, ...own].sort((a, b) => a.displayName.localeCompare(b.displayName)),
+		displayOptions: { show: { '@version': versions } },
+		options: [...options].sort((a, b) => a.displayName.localeCompare(b.displayName)),
 	};
+}
+
+/** The Options collection of each version: the options both deliveries share and the delivery's own. */
+export function optionsCollections(own: INodeProperties[]): INodeProperties[] {
+	return [
+		collection([addHandyFields, restrictToChatIds, restrictToUserIds, ...own], [1]),
+		collection([addHandyFieldsV2, restrictToChatIds, restrictToUserIds, ...own], [{ _cnd: { gte: 2 } }]),
+	];
 }

@@ -1,24 +1,40 @@
-/** The item a received update becomes: the update as received, and on request handy top-level fields. */
+/**
+ * The item a received update becomes: the update as received, on request handy top-level fields, and
+ * (version 2) the two fields n8n's AI Agent and memory nodes read in their automatic modes.
+ */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { ReceivedUpdate } from './update';
 
+export interface OutputShape {
+	readonly addHandyFields: boolean;
+	/** `sessionId` and `chatInput` on every item (trigger version 2). */
+	readonly agentInput: boolean;
+}
+
 /**
  * `update_type`, `chat_id`, `message_id`, `user_id`, `user`, `text`, `callback_data`,
  * `callback_query_id` next to the update, so later nodes need no long expressions. A field the
- * update does not have is null, so the shape is the same for every update.
+ * update does not have is null, so the shape is the same for every update. With `agentInput`:
+ * `sessionId` (the conversation: the chat id) and `chatInput` (the text or caption; for a click, its
+ * data), the names n8n's AI Agent (`$json.chatInput`) and memory (`$json.sessionId`) take by default.
  */
-export function outputItem(update: ReceivedUpdate, addHandyFields: boolean): IDataObject {
-	if (!addHandyFields) return update.body;
-	return {
-		...update.body,
-		update_type: update.type ?? null,
-		chat_id: update.chatId ?? null,
-		message_id: update.messageId ?? null,
-		user_id: update.userId ?? null,
-		user: update.user ?? null,
-		text: update.text ?? null,
-		callback_data: update.callbackData ?? null,
-		callback_query_id: update.callbackQueryId ?? null,
-	};
+export function outputItem(update: ReceivedUpdate, shape: OutputShape): IDataObject {
+	const item: IDataObject = { ...update.body };
+	if (shape.addHandyFields) {
+		Object.assign(item, {
+			update_type: update.type ?? null,
+			chat_id: update.chatId ?? null,
+			message_id: update.messageId ?? null,
+			user_id: update.userId ?? null,
+			user: update.user ?? null,
+			text: update.text ?? null,
+			callback_data: update.callbackData ?? null,
+			callback_query_id: update.callbackQueryId ?? null,
+		});
+	}
+	if (shape.agentInput) {
+		Object.assign(item, { sessionId: update.chatId ?? null, chatInput: update.text ?? update.callbackData ?? null });
+	}
+	return shape.addHandyFields || shape.agentInput ? item : update.body;
 }

@@ -88,7 +88,9 @@ export function readDeliverySettings(ctx: TriggerContext): DeliverySettings {
 		types: filterTypes(ctx),
 		chatIds: idList(ctx, 'Restrict to Chat IDs', options.chatIds),
 		userIds: idList(ctx, 'Restrict to User IDs', options.userIds),
-		addHandyFields: options.addHandyFields === true,
+		// Version 2 turns them on unless the option says otherwise; version 1 only when it says so.
+		addHandyFields: options.addHandyFields ?? ctx.getNode().typeVersion >= 2,
+		agentInput: ctx.getNode().typeVersion >= 2,
 	};
 }
 

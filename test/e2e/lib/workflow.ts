@@ -32,18 +32,22 @@ export function webhookStart(node: Placed & { webhookId: string; path: string })
 	};
 }
 
-/** Service Bot Trigger (webhook delivery) with its Trigger On and options, with the handy fields. */
+/**
+ * Service Bot Trigger (webhook delivery) with its Trigger On and options, with the handy fields: turned
+ * on in version 1 (default), on by default in version 2 (which adds sessionId and chatInput).
+ */
 export function webhookTrigger(
-	node: Placed & { credentialId: string; webhookId: string; updates: string[]; options?: Record<string, unknown> },
+	node: Placed & { credentialId: string; webhookId: string; updates: string[]; options?: Record<string, unknown>; typeVersion?: 1 | 2 },
 ): WorkflowNode {
+	const typeVersion = node.typeVersion ?? 1;
 	return {
 		id: node.id,
 		name: node.name,
 		type: `${PACKAGE_NAME}.serviceBotTrigger`,
-		typeVersion: 1,
+		typeVersion,
 		position: node.position,
 		webhookId: node.webhookId,
-		parameters: { updates: node.updates, options: { addHandyFields: true, ...node.options } },
+		parameters: { updates: node.updates, options: { ...(typeVersion === 1 ? { addHandyFields: true } : {}), ...node.options } },
 		credentials: serviceBotCredentials(node.credentialId),
 	};
 }

@@ -1,0 +1,97 @@
+/**
+ * What a trigger's item holds, by node version. Version 2 (new nodes) puts `sessionId` (the chat) and
+ * `chatInput` (the text or caption; a click's data) on every item — the fields n8n's AI Agent
+ * (`$json.chatInput`) and memory nodes (`$json.sessionId`) read in their automatic modes — and adds the
+ * handy fields unless they are turned off. Version 1 (saved workflows) keeps its output.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
+import type { Emulator } from '../emulator';
+import { SECRET_HEADER, makeHarness, messageUpdate, sendButton, startTestEmulator } from './helpers';
+
+let emu: Emulator;
+
+beforeAll(async () => {
+	emu = await startTestEmulator();
+});
+
+afterEach(() => {
+	emu.reset();
+});
+
+afterAll(async () => {
+	await emu.close();
+});
+
+/** What version `typeVersion` of the webhook trigger outputs for `update`. */
+async function itemFor(update: IDataObject, typeVersion: number, options: Record<string, string | boolean> = {}): Promise<IDataObject | undefined> {
+	const harness = await makeHarness(emu, { typeVersion, parameters: { updates: ['*'], options } });
+	await harness.activate();
+	const receipt = await harness.receive({ headers: { [SECRET_HEADER]: emu.webhookOf()?.secretToken ?? '' }, body: update });
+	await harness.delete();
+	return receipt.workflowData?.[0][0].json;
+}
+
+describe('version 2: ready for an AI Agent with memory, and the handy fields without an option', () => {
+	test('a message: sessionId is its chat, chatInput its text; the handy fields are there; the update is kept whole', async () => {
+		const update = messageUpdate(1, emu.demo.privateChatId, emu.demo.userId, 'What is my order status?');
+		expect(await itemFor(update, 2)).toEqual({
+			...update,
+			update_type: 'message',
+			chat_id: emu.demo.privateChatId,
+			message_id: 1,
+			user_id: emu.demo.userId,
+			user: (update.message as IDataObject).from,
+			text: 'What is my order status?',
+			callback_data: null,
+			callback_query_id: null,
+			sessionId: emu.demo.privateChatId,
+			chatInput: 'What is my order status?',
+		});
+	});
+
+	test('a photo with a caption: chatInput is the caption', async () => {
+		const update = messageUpdate(2, emu.demo.groupChatId, emu.demo.userId);
+		const message = update.message as IDataObject;
+		delete message.text;
+		message.photo = [{ file_id: emu.demo.media.photo, width: 10, height: 10 }];
+		message.caption = 'Is this damaged?';
+		expect(await itemFor(update, 2)).toMatchObject({ sessionId: emu.demo.groupChatId, chatInput: 'Is this damaged?' });
+	});
+
+	test('a button click: chatInput is its data, sessionId the chat of its message', async () => {
+		const messageId = await sendButton(emu, emu.demo.groupChatId, 'refund:yes');
+		const click = await emu.userClicks({ chatId: emu.demo.groupChatId, userId: emu.demo.otherUserId, messageId, data: 'refund:yes' });
+		expect(await itemFor(click as unknown as IDataObject, 2)).toMatchObject({ sessionId: emu.demo.groupChatId, chatInput: 'refund:yes', callback_data: 'refund:yes' });
+	});
+
+	test('Add Handy Fields turned off: no handy fields, sessionId and chatInput stay', async () => {
+		const update = messageUpdate(3, emu.demo.privateChatId, emu.demo.userId, 'hi');
+		expect(await itemFor(update, 2, { addHandyFields: false })).toEqual({ ...update, sessionId: emu.demo.privateChatId, chatInput: 'hi' });
+	});
+
+	test('the polling trigger gives the same item', async () => {
+		const harness = await makeHarness(emu, { typeVersion: 2, nodeType: new ServiceBotPollingTrigger(), parameters: { updates: ['*'], options: {} } });
+		const trigger = await harness.startTrigger();
+		const sent = await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: 'polled' });
+		await trigger.waitForEmits(1);
+		await trigger.close();
+		expect(trigger.emitted[0][0][0].json).toMatchObject({ update_id: sent.update_id, chat_id: emu.demo.privateChatId, text: 'polled', sessionId: emu.demo.privateChatId, chatInput: 'polled' });
+	});
+});
+
+describe('version 1: saved workflows keep their output', () => {
+	test('the update as received, nothing added', async () => {
+		const update = messageUpdate(4, emu.demo.privateChatId, emu.demo.userId, 'hi');
+		expect(await itemFor(update, 1)).toEqual(update);
+	});
+
+	test('with Add Handy Fields: the handy fields, and no sessionId or chatInput', async () => {
+		const update = messageUpdate(5, emu.demo.privateChatId, emu.demo.userId, 'hi');
+		const item = await itemFor(update, 1, { addHandyFields: true });
+		expect(item).toMatchObject({ chat_id: emu.demo.privateChatId, text: 'hi' });
+		expect(item).not.toHaveProperty('sessionId');
+		expect(item).not.toHaveProperty('chatInput');
+	});
+});
