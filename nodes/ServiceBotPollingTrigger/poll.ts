@@ -44,6 +44,7 @@ import type { PollingOptions } from '../shared/trigger/settings';
 import { ALLOWED_UPDATES, readDeliverySettings, readPollingOptions, requireToken } from '../shared/trigger/settings';
 import type { PollingWorkflow } from '../shared/trigger/pollers';
 import { describePoller, pollerOf, recordPoller } from '../shared/trigger/pollers';
+import { showTyping } from '../shared/trigger/typing';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 
 /** How the loop waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
@@ -345,6 +346,7 @@ class Poller {
 			// Saved by n8n together with the emit below (n8n saves a trigger's static data on emit).
 			this.storeOffset(next);
 			if (delivery.run) {
+				if (this.environment.settings.showTyping) showTyping(this.ctx, delivery.chatId);
 				this.emitUpdate(delivery.item, delivery.updateId);
 			} else if ('answer' in delivery) {
 				// Before it is brought: brought twice (n8n stopping before the next poll), its person would be

@@ -128,6 +128,8 @@ describe('node descriptions against version 0.1.0', () => {
 				}),
 				// Call Method suggests a method the spec has.
 				'method @ other.callMethod.placeholder',
+				// Send Chat Action says when to use it (AI agents read it as a tool's description).
+				'operation @ {"resource":["message"]}.options[value="sendChatAction"].description',
 				// Send and Wait for Response, a new operation with its fields and the waiting webhooks.
 				'node.webhooks',
 				'operation @ {"resource":["message"]}.options[value="sendAndWait"]',
@@ -142,6 +144,8 @@ describe('node descriptions against version 0.1.0', () => {
 		const changes = compare(before.serviceBotTrigger as unknown as INodeTypeDescription, new ServiceBotTrigger().description, 1);
 		expect(changes).toEqual(
 			[
+				// Show Typing, a new option (off unless turned on).
+				'options @ {}.options[name=showTyping]',
 				// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
 				'node.defaultVersion',
 				'node.version',

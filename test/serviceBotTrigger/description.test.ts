@@ -31,6 +31,8 @@ const CHANGED_TEXTS = [
 	'properties.options.options.takeOverExistingWebhook.description',
 	// Answers to a Send and Wait for Response are received whatever Trigger On says.
 	'properties.updates.description',
+	// Show Typing, a new option (off unless turned on).
+	'properties.options.options.showTyping.*',
 	// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
 	'version',
 	'version.*',
@@ -131,7 +133,7 @@ describe('Service Bot Polling Trigger description', () => {
 		expect(updates(pollingTrigger)).toEqual(updates(webhookTrigger));
 		const options = pollingTrigger.properties.find((property) => property.name === 'options') as INodeProperties;
 		const byName = new Map((options.options as INodeProperties[]).map((option) => [option.name, option]));
-		expect([...byName.keys()].sort()).toEqual(['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'longPollTimeout', 'updatesPerRequest', 'userIds'].sort());
+		expect([...byName.keys()].sort()).toEqual(['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'longPollTimeout', 'showTyping', 'updatesPerRequest', 'userIds'].sort());
 		// The spec's ranges (part 8: getUpdates timeout 0–50 s, limit 1–100) and the defaults.
 		expect(byName.get('longPollTimeout')).toMatchObject({ default: 45, typeOptions: { minValue: 0, maxValue: 50 } });
 		expect(byName.get('updatesPerRequest')).toMatchObject({ default: 100, typeOptions: { minValue: 1, maxValue: 100 } });

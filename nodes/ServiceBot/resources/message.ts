@@ -179,7 +179,11 @@ export const messageMethods: readonly Method[] = inResource('message', [
 		output: { kind: 'flag', key: 'deleted' },
 	},
 	{
-		...about('sendChatAction', 'Send a chat action such as typing', 'Shows a temporary status such as "typing" to the chat'),
+		...about(
+			'sendChatAction',
+			'Send a chat action such as typing',
+			'Shows a status such as "typing" in the chat for a few seconds: send it before a step that takes a while (an AI agent preparing an answer, a file being made) so the user sees the bot is working',
+		),
 		params: [
 			chat(),
 			{

@@ -8,6 +8,7 @@ import { answerDesk } from '../../shared/trigger/answers';
 import { deliverUpdate } from '../../shared/trigger/deliver';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
+import { showTyping } from '../../shared/trigger/typing';
 import { registeredSecretDigest } from './lifecycle';
 import { forwardToListeners } from './forward';
 import { SECRET_HEADER, deriveSecret, forwardSecret, legacySecret, matchesDigest, secretMatches, sharedSecret } from './secret';
@@ -57,8 +58,9 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	}
 
 	const forwarding = fromService ? forwardToListeners(this, token, { webhookId: identity.webhookId, run }) : Promise.resolve();
+	const settings = readDeliverySettings(this);
 	const delivery = await deliverUpdate(this.getBodyData(), {
-		settings: readDeliverySettings(this),
+		settings,
 		windowKey: deliveryKey(token, identity, 'webhook', run),
 		// The trigger the service pushed to brings answers (a test too, while it receives the bot's
 		// pushes); a forwarded copy never does, so an answer is brought once.
@@ -77,5 +79,6 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		}
 		return {};
 	}
+	if (settings.showTyping) showTyping(this, delivery.chatId);
 	return { workflowData: [this.helpers.returnJsonArray([delivery.item])] };
 }

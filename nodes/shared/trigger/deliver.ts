@@ -14,7 +14,10 @@ import type { OutputShape } from './output';
 import { outputItem } from './output';
 import { parseUpdate } from './update';
 
-export interface DeliverySettings extends Filters, OutputShape {}
+export interface DeliverySettings extends Filters, OutputShape {
+	/** Show "typing…" in the chat of an update that starts the workflow (typing.ts). */
+	readonly showTyping: boolean;
+}
 
 export interface DeliveryEnvironment {
 	readonly settings: DeliverySettings;
@@ -25,7 +28,7 @@ export interface DeliveryEnvironment {
 }
 
 export type Delivery =
-	| { readonly run: true; readonly updateId: number; readonly item: IDataObject }
+	| { readonly run: true; readonly updateId: number; readonly item: IDataObject; readonly chatId?: string }
 	/** An answer to a waiting execution: the caller brings it (the poller first acknowledges it). */
 	| { readonly run: false; readonly updateId: number; readonly answer: ChatAnswer }
 	| {
@@ -55,5 +58,5 @@ export async function deliverUpdate(body: unknown, environment: DeliveryEnvironm
 	if (answer) return environment.answers.brings ? { run: false, updateId, answer } : { run: false, updateId, reason: LEFT_TO_PUBLISHED, leftAnswer: true };
 	const reason = filteredOut(update, environment.settings);
 	if (reason !== undefined) return { run: false, updateId, reason };
-	return { run: true, updateId, item: outputItem(update, environment.settings) };
+	return { run: true, updateId, item: outputItem(update, environment.settings), chatId: update.chatId };
 }

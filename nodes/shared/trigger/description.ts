@@ -65,6 +65,15 @@ const addHandyFieldsV2: INodeProperties = {
 	description: `Whether to add top-level fields to the output: ${HANDY_FIELDS}. Every item also has sessionId (the chat) and chatInput (the text, or a click's data) for n8n's AI Agent and memory.`,
 };
 
+const showTyping: INodeProperties = {
+	displayName: 'Show Typing',
+	name: 'showTyping',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to show "typing…" in the chat as soon as an update that starts the workflow arrives (the service shows it for a few seconds), so the user sees the bot is working while, say, an AI agent thinks',
+};
+
 const restrictToChatIds: INodeProperties = {
 	displayName: 'Restrict to Chat IDs',
 	name: 'chatIds',
@@ -100,7 +109,7 @@ function collection(options: INodeProperties[], versions: NonNullable<NonNullabl
 /** The Options collection of each version: the options both deliveries share and the delivery's own. */
 export function optionsCollections(own: INodeProperties[]): INodeProperties[] {
 	return [
-		collection([addHandyFields, restrictToChatIds, restrictToUserIds, ...own], [1]),
-		collection([addHandyFieldsV2, restrictToChatIds, restrictToUserIds, ...own], [{ _cnd: { gte: 2 } }]),
+		collection([addHandyFields, restrictToChatIds, restrictToUserIds, showTyping, ...own], [1]),
+		collection([addHandyFieldsV2, restrictToChatIds, restrictToUserIds, showTyping, ...own], [{ _cnd: { gte: 2 } }]),
 	];
 }

@@ -13,6 +13,7 @@ import type { TriggerContext } from './identity';
 
 interface Options {
 	addHandyFields?: boolean;
+	showTyping?: boolean;
 	chatIds?: string;
 	userIds?: string;
 	// Webhook delivery.
@@ -91,6 +92,7 @@ export function readDeliverySettings(ctx: TriggerContext): DeliverySettings {
 		// Version 2 turns them on unless the option says otherwise; version 1 only when it says so.
 		addHandyFields: options.addHandyFields ?? ctx.getNode().typeVersion >= 2,
 		agentInput: ctx.getNode().typeVersion >= 2,
+		showTyping: options.showTyping === true,
 	};
 }
 
