@@ -128,6 +128,10 @@ describe('node descriptions against version 0.1.0', () => {
 				}),
 				// Call Method suggests a method the spec has.
 				'method @ other.callMethod.placeholder',
+				// Parse Mode "Markdown From AI" (the Markdown chat models write, sent as HTML) where text or a caption is sent.
+				...['copyMessage', 'editMessageCaption', 'editMessageText', 'sendDocument', 'sendMessage', 'sendPhoto', 'sendVideo', 'sendVoice'].map(
+					(operation) => `additionalFields @ message.${operation}.options[name=parseMode].options[value="markdownFromAi"]`,
+				),
 				// Send Chat Action says when to use it (AI agents read it as a tool's description).
 				'operation @ {"resource":["message"]}.options[value="sendChatAction"].description',
 				// Send and Wait for Response, a new operation with its fields and the waiting webhooks.

@@ -124,7 +124,8 @@ describe('node description', () => {
 		const additional = send.find((property) => property.name === 'additionalFields') as INodeProperties;
 		const parseMode = (additional.options as INodeProperties[]).find((property) => property.name === 'parseMode');
 		expect(parseMode?.default).toBe('none');
-		expect((parseMode?.options as INodePropertyOptions[]).map((option) => option.name)).toEqual(['None', ...PARSE_MODES]);
+		// The spec's parse modes, and the Markdown chat models write, converted to HTML before sending.
+		expect((parseMode?.options as INodePropertyOptions[]).map((option) => option.name)).toEqual(['None', ...PARSE_MODES, 'Markdown From AI']);
 		const entities = (additional.options as INodeProperties[]).find((property) => property.name === 'entities');
 		expect(entities?.type).toBe('json');
 

@@ -519,11 +519,11 @@ describe('input errors', () => {
 		],
 		[
 			{ operation: 'sendMessage', chatId: 'PRIVATE', text: 'x', additionalFields: { parseMode: 'BBCode' } },
-			"Parse Mode: 'BBCode' is not one of None, HTML, Markdown, MarkdownV2 [item 0]",
+			"Parse Mode: 'BBCode' is not one of None, HTML, Markdown, MarkdownV2, markdownFromAi [item 0]",
 		],
 		[
 			{ operation: 'sendPhoto', chatId: 'PRIVATE', photo: 'PHOTO', additionalFields: { parseMode: 'MarkdownV2' } },
-			"Parse Mode: 'MarkdownV2' is not one of None, HTML, Markdown [item 0]",
+			"Parse Mode: 'MarkdownV2' is not one of None, HTML, Markdown, markdownFromAi [item 0]",
 		],
 	])('%j → %s', async (parameters, message) => {
 		const resolved = JSON.parse(

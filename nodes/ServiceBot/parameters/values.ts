@@ -13,6 +13,7 @@ import { baseField } from './kind';
 import type { Param, ParamKind } from './param';
 import { isEmpty } from './param';
 import { readText } from './text';
+import { MARKDOWN_FROM_AI } from './markdown';
 
 /** ISO 639 code, optionally with a region (`en`, `pt-br`); what Telegram-compatible services accept. */
 const LANGUAGE_CODE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
@@ -22,7 +23,10 @@ const PARSE_MODE_NOTES: Record<string, string> = {
 	HTML: 'Tags such as <b>, <i>, <a href="…">',
 	Markdown: 'Legacy Markdown: *bold*, _italic_, [link](url)',
 	MarkdownV2: 'Markdown with escaping rules and more styles',
+	[MARKDOWN_FROM_AI]: 'The Markdown chat models write (headings, lists, tables, code): converted to HTML, so it always sends',
 };
+
+const PARSE_MODE_NAMES: Record<string, string> = { [MARKDOWN_FROM_AI]: 'Markdown From AI' };
 
 function title(value: string): string {
 	return value
@@ -176,7 +180,7 @@ export const VALUE_KINDS = {
 				type: 'options',
 				options: [
 					{ name: 'None', value: 'none', description: 'Send the text as it is; no parse mode is sent' },
-					...(param.values ?? []).map((mode): INodePropertyOptions => ({ name: mode, value: mode, description: PARSE_MODE_NOTES[mode] })),
+					...(param.values ?? []).map((mode): INodePropertyOptions => ({ name: PARSE_MODE_NAMES[mode] ?? mode, value: mode, description: PARSE_MODE_NOTES[mode] })),
 				],
 				default: 'none',
 			},

@@ -8,6 +8,7 @@ import { LIMITS } from '../../shared/spec';
 import { inputError } from '../parameters/errors';
 import { splitText } from '../helpers/splitText';
 import type { ItemContext, Param } from '../parameters/param';
+import { MARKDOWN_FROM_AI } from '../parameters/markdown';
 import type { Method, MethodOfResource, PreparedRequest } from './method';
 import {
 	EDIT_REMOVES_KEYBOARD,
@@ -82,7 +83,7 @@ function sendMedia(name: string, field: string, noun: string): MethodOfResource 
 	};
 	return {
 		...about(name, `Send a ${noun}`, `Sends a ${noun} already uploaded to the service's media storage`),
-		params: [chat(), media, caption(), parseMode(['HTML', 'Markdown']), replyTo(), disableNotification(), replyMarkup()],
+		params: [chat(), media, caption(), parseMode(['HTML', 'Markdown', MARKDOWN_FROM_AI]), replyTo(), disableNotification(), replyMarkup()],
 		output: { kind: 'object' },
 	};
 }

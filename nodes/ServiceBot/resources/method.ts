@@ -9,6 +9,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
 import type { ItemContext, MarkupScope, Param } from '../parameters/param';
+import { MARKDOWN_FROM_AI } from '../parameters/markdown';
 
 export type Resource = 'message' | 'chat' | 'callback' | 'bot' | 'webhook' | 'update' | 'other';
 
@@ -137,7 +138,7 @@ export const disableNotification = (): Param => ({
 	description: 'Whether to send silently, with no alert sound',
 });
 
-export const parseMode = (values: readonly string[] = ['HTML', 'Markdown', 'MarkdownV2']): Param => ({
+export const parseMode = (values: readonly string[] = ['HTML', 'Markdown', 'MarkdownV2', MARKDOWN_FROM_AI]): Param => ({
 	name: 'parse_mode',
 	kind: 'parseMode',
 	required: false,

@@ -15,7 +15,7 @@ import { about, chat, parseMode } from '../../resources/method';
 /** The question's chat, as every other operation asks for it. */
 export const QUESTION_CHAT = chat('Chat', 'Chat to ask in: its UUID, or the public username of a group or channel starting with @');
 /** The question's parse mode (option `parseMode`), as Send Message offers it. */
-export const QUESTION_PARSE_MODE = parseMode();
+export const QUESTION_PARSE_MODE = parseMode(['HTML', 'Markdown', 'MarkdownV2']);
 
 export const RESPONSE_TYPES = ['approval', 'choice', 'freeText'] as const;
 export type ResponseType = (typeof RESPONSE_TYPES)[number];

@@ -1,0 +1,179 @@
+/**
+ * Markdown from a chat model → the service's HTML: a corpus of answers as models write them, with the
+ * exact HTML each becomes, and generated Markdown that the emulator's HTML parser (the service's
+ * rules, test/emulator/formatting.ts) must accept whatever it holds.
+ */
+import fc from 'fast-check';
+import MarkdownIt from 'markdown-it';
+
+import { markdownToHtml } from '../../nodes/ServiceBot/parameters/markdown';
+import { checkFormatting } from '../emulator/formatting';
+import { LIMITS } from '../spec';
+import { byId, run, runOk, useEmulator } from './helpers';
+
+const ctx = useEmulator();
+
+describe('a corpus of model answers', () => {
+	test('headings, bold, italic, strike, code with < & * _, a link and a quote', () => {
+		const answer = [
+			'## Order status',
+			'',
+			'Your order **#1042** is *on its way* — ~~delayed~~ on time.',
+			'Run `a < b && c_d * 2` or see [the tracker](https://example.com/track?id=1&x=2).',
+			'> Shipped from R&D <warehouse 3>',
+		].join('\n');
+		expect(markdownToHtml(answer)).toBe(
+			[
+				'<b>Order status</b>',
+				'',
+				'Your order <b>#1042</b> is <i>on its way</i> — <s>delayed</s> on time.',
+				'Run <code>a &lt; b &amp;&amp; c_d * 2</code> or see <a href="https://example.com/track?id=1&amp;x=2">the tracker</a>.',
+				'<blockquote>Shipped from R&amp;D &lt;warehouse 3&gt;</blockquote>',
+			].join('\n'),
+		);
+	});
+
+	test('nested lists become bullets and numbers, indented; snake_case and 2 * 3 * 4 stay as written', () => {
+		const answer = ['1. First step', '   - use `snake_case_name`', '   - multiply 2 * 3 * 4', '2. Second step', '* done'].join('\n');
+		expect(markdownToHtml(answer)).toBe(
+			['1. First step', '  • use <code>snake_case_name</code>', '  • multiply 2 * 3 * 4', '2. Second step', '• done'].join('\n'),
+		);
+	});
+
+	test('a table becomes aligned monospaced columns, its markup as text', () => {
+		const answer = ['| Plan | Price | Notes |', '|:-----|------:|-------|', '| **Pro** | 12 € | `fast` & <new> |', '| Free | 0 | — |'].join('\n');
+		expect(markdownToHtml(answer)).toBe(
+			[
+				'<pre>Plan | Price | Notes',
+				'-----+-------+-------------',
+				'Pro  | 12 €  | fast &amp; &lt;new&gt;',
+				'Free | 0     | —</pre>',
+			].join('\n'),
+		);
+	});
+
+	test('a code block keeps everything as written, with its language', () => {
+		const answer = ['```python', 'if a < b and c & d:', '    print("**not bold**")', '```', 'After.'].join('\n');
+		expect(markdownToHtml(answer)).toBe(
+			['<pre><code class="language-python">if a &lt; b and c &amp; d:', '    print("**not bold**")</code></pre>', 'After.'].join('\n'),
+		);
+	});
+
+	test('markup that is not closed stays as the characters it was', () => {
+		expect(markdownToHtml('a **bold start, an `open code and a [link](javascript:alert(1))')).toBe(
+			'a **bold start, an `open code and a [link](javascript:alert(1))',
+		);
+	});
+});
+
+describe('whatever a model writes, the service can parse the result', () => {
+	const pieces = ['*', '**', '_', '__', '~~', '`', '```', '[', ']', '(', ')', '<', '>', '&', '#', '-', '|', '\\', '\n', ' ', 'a', 'b', 'x_y', 'https://e.org', '1.', '> ', '---', 'é', '😀'];
+	test('generated Markdown → HTML that the emulator accepts with parse_mode HTML', () => {
+		fc.assert(
+			fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 60 }), (parts) => {
+				const html = markdownToHtml(parts.join(''));
+				expect(() => checkFormatting(html, 'HTML')).not.toThrow();
+			}),
+			{ numRuns: 3000 },
+		);
+	});
+});
+
+/** The text a reader sees in HTML: tags dropped, the entities HTML writers use decoded, spaces collapsed. */
+function visible(html: string): string {
+	return html
+		.replace(/<[^>]*>/g, ' ')
+		.replace(/&lt;/g, '<')
+		.replace(/&gt;/g, '>')
+		.replace(/&quot;/g, '"')
+		.replace(/&#39;/g, "'")
+		.replace(/&amp;/g, '&')
+		.replace(/\s+/g, ' ')
+		.trim();
+}
+
+describe('against markdown-it (a well-kept CommonMark library) as the oracle', () => {
+	const oracle = new MarkdownIt({ linkify: false, html: false });
+	oracle.enable('strikethrough');
+	// Inline Markdown as models write it, in lines, headings and code blocks: the text a reader sees
+	// must be the text markdown-it shows (lists and tables are laid out differently on purpose).
+	const word = fc.constantFrom('plan', 'R&D', 'a<b', 'x > y', '"quoted"', 'snake_case', '3 * 4', 'é', '😀', 'don\'t');
+	const inlinePiece = fc.oneof(
+		word,
+		word.map((text) => `**${text}**`),
+		word.map((text) => `*${text}*`),
+		word.map((text) => `~~${text}~~`),
+		word.map((text) => `\`${text}\``),
+		word.map((text) => `[${text}](https://example.com/${encodeURIComponent(text)})`),
+	);
+	const line = fc.array(inlinePiece, { minLength: 1, maxLength: 6 }).map((pieces) => pieces.join(' '));
+	const block = fc.oneof(
+		line,
+		line.map((text) => `## ${text}`),
+		fc.array(word, { minLength: 1, maxLength: 3 }).map((words) => ['```', ...words, '```'].join('\n')),
+	);
+	const document = fc.array(block, { minLength: 1, maxLength: 6 }).map((blocks) => blocks.join('\n\n'));
+
+	test('generated documents: the same visible text as the oracle, and HTML the service parses', () => {
+		fc.assert(
+			fc.property(document, (markdown) => {
+				const html = markdownToHtml(markdown);
+				expect(() => checkFormatting(html, 'HTML')).not.toThrow();
+				expect(visible(html)).toBe(visible(oracle.render(markdown)));
+			}),
+			{ numRuns: 1000 },
+		);
+	});
+
+	test('the corpus reads the same as the oracle where both show text the same way', () => {
+		const corpus = [
+			'Your order **#1042** is *on its way* — ~~delayed~~ on time.',
+			'Run `a < b && c_d * 2` or see [the tracker](https://example.com/track?id=1&x=2).',
+			'### Steps\n\nUse `snake_case_name` and **not** _camelCase_.',
+			'```js\nif (a < b && c) { return "<ok>"; }\n```',
+		];
+		for (const markdown of corpus) expect(visible(markdownToHtml(markdown))).toBe(visible(oracle.render(markdown)));
+	});
+});
+
+describe('Parse Mode "Markdown From AI" through the node: what the service receives', () => {
+	const answer = ['## Your plan', '', '| Plan | Price |', '|---|---:|', '| **Pro** | 12 € |', '', 'Reply `yes` & we switch you <now>.'].join('\n');
+
+	test('Send Message sends the answer as HTML with parse_mode HTML, and the service accepts it', async () => {
+		await runOk(ctx, { resource: 'message', operation: 'sendMessage', chatId: byId(ctx.d.privateChatId), text: answer, additionalFields: { parseMode: 'markdownFromAi' } });
+		const [call] = ctx.emu.callsTo('sendMessage');
+		expect(call.status).toBe(200);
+		expect(call.body).toMatchObject({
+			parse_mode: 'HTML',
+			text: ['<b>Your plan</b>', '', '<pre>Plan | Price', '-----+------', 'Pro  | 12 €</pre>', '', 'Reply <code>yes</code> &amp; we switch you &lt;now&gt;.'].join('\n'),
+		});
+	});
+
+	test('a photo caption is converted the same way', async () => {
+		await runOk(ctx, {
+			resource: 'message',
+			operation: 'sendPhoto',
+			chatId: byId(ctx.d.privateChatId),
+			photo: ctx.d.media.photo,
+			additionalFields: { caption: '**Damaged** box, see _left_ side', parseMode: 'markdownFromAi' },
+		});
+		expect(ctx.emu.callsTo('sendPhoto')[0].body).toMatchObject({ parse_mode: 'HTML', caption: '<b>Damaged</b> box, see <i>left</i> side' });
+	});
+
+	test('with Split Long Text a long answer goes out in parts the service all accepts, none cut inside formatting', async () => {
+		const max = LIMITS.messageText.max;
+		const long = Array.from({ length: 900 }, (_, index) => `- item **${index}** with \`code ${index}\` and a [link](https://example.com/${index})`).join('\n');
+		const result = await run(ctx, {
+			resource: 'message',
+			operation: 'sendMessage',
+			chatId: byId(ctx.d.privateChatId),
+			text: long,
+			additionalFields: { parseMode: 'markdownFromAi' },
+			options: { splitLongText: true },
+		});
+		expect(result.error).toBeUndefined();
+		const calls = ctx.emu.callsTo('sendMessage');
+		expect(calls.length).toBeGreaterThan(1);
+		expect(calls.every((call) => call.status === 200 && call.body.parse_mode === 'HTML' && String(call.body.text).length <= max)).toBe(true);
+	});
+});
