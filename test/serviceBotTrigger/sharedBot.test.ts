@@ -222,7 +222,7 @@ describe('a test in the editor beside published workflows', () => {
 });
 
 describe('what only the bot’s service may send', () => {
-	test('a copy forwarded with another listener’s secret, or the receiver’s, is refused; a forwarded copy is not forwarded again', async () => {
+	test('a copy forwarded with another listener’s secret, or the receiver’s, is refused; a forwarded copy is not forwarded again; a list naming a path outside n8n’s webhooks (/../) is not followed', async () => {
 		const a = await workflow({ updates: ['*'], options: {} });
 		const b = await workflow({ updates: ['*'], options: {} });
 		const c = await workflow({ updates: ['*'], options: {} });
@@ -239,6 +239,10 @@ describe('what only the bot’s service may send', () => {
 		expect(receipt.status).toBe(200);
 		expect(ran(b)).toEqual([9001]);
 		expect(ran(c)).toEqual([9001]);
+		// A list naming a path outside n8n's webhooks (as only a holder of the token could register) is not followed.
+		const uuid = randomUUID();
+		await a.receive({ headers: { [SECRET_HEADER]: shared }, body: { ...body, update_id: 9002 }, query: { [LISTENERS]: `p/webhook/../rest/${uuid}/webhook,p/webhook/./x/${uuid}/webhook` } });
+		expect(logs.messages('warn').filter((message) => message.includes('/.'))).toEqual([]);
 		// b and c got one copy each: neither forwarded its copy again (it came with its own secret).
 		expect(server?.receipts.map((r) => r.status)).toEqual([200, 200]);
 	});

@@ -32,8 +32,11 @@ export const LISTENERS_PARAMETER = 'service-bot-listeners';
 export const MAX_LISTENERS = 10;
 
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
-/** n8n's webhook path of a trigger with a webhook id: `<prefix…>/<webhookId>/webhook`. */
-const LISTENER_PATH = new RegExp(`^(/[A-Za-z0-9._~-]+)+/(${UUID})/webhook$`);
+/**
+ * n8n's webhook path of a trigger with a webhook id: `<prefix…>/<webhookId>/webhook`. No segment may
+ * start with a dot, so a list in a registered URL cannot point forwarding elsewhere (`/../`).
+ */
+const LISTENER_PATH = new RegExp(`^(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+/(${UUID})/webhook$`);
 
 function trimmed(path: string): string {
 	return path.replace(/\/+$/, '');
