@@ -52,7 +52,9 @@ done
 say "ready after ${SECONDS} s"
 
 curl -fsS "$editor/healthz/readiness" >/dev/null || fail "the editor at $editor is not ready"
-curl -fsS "$editor/" | grep -q '<title>n8n' || fail "$editor/ is not n8n's editor page"
+# Read the whole page first: `curl | grep -q` fails under pipefail when grep stops reading at its match.
+page="$(curl -fsS "$editor/")" || fail "the editor at $editor/ did not answer"
+grep -q '<title>n8n' <<<"$page" || fail "$editor/ is not n8n's editor page"
 say "the editor answers at $editor"
 
 demo="$(curl -fsS "$emulator/_emulator/demo")"
