@@ -306,6 +306,11 @@ export async function callMethod<T = unknown>(
 			description: 'The request was aborted before the service answered.',
 			itemIndex: options.itemIndex,
 		});
+	/** Waits before a retry; an abort meanwhile ends the call. */
+	const waitToRetry = async (ms: number): Promise<void> => {
+		await pause(ms, options.abortSignal);
+		if (options.abortSignal?.aborted) throw cancelled();
+	};
 	for (;;) {
 		let response: FullResponse;
 		try {
@@ -319,8 +324,7 @@ export async function callMethod<T = unknown>(
 			const code = networkCode(error);
 			const nothingSent = code !== undefined && NOT_SENT_CODES.has(code);
 			if ((readOnly || nothingSent) && transient < policy.transientRetries) {
-				await pause(policy.backoffBaseMs * 2 ** transient++, options.abortSignal);
-				if (options.abortSignal?.aborted) throw cancelled();
+				await waitToRetry(policy.backoffBaseMs * 2 ** transient++);
 				continue;
 			}
 			const timedOut = code === 'ETIMEDOUT' || code === 'ECONNABORTED';
@@ -354,14 +358,12 @@ export async function callMethod<T = unknown>(
 			if (waitSeconds <= policy.maxRetryAfterSeconds) {
 				rateLimited++;
 				// Wait at least what the service asked; a little more so the retry lands after the window.
-				await pause(Math.ceil(waitSeconds * 1000) + 50, options.abortSignal);
-				if (options.abortSignal?.aborted) throw cancelled();
+				await waitToRetry(Math.ceil(waitSeconds * 1000) + 50);
 				continue;
 			}
 		}
 		if (status >= 500 && readOnly && transient < policy.transientRetries) {
-			await pause(policy.backoffBaseMs * 2 ** transient++, options.abortSignal);
-			if (options.abortSignal?.aborted) throw cancelled();
+			await waitToRetry(policy.backoffBaseMs * 2 ** transient++);
 			continue;
 		}
 		const failure: ServiceFailure =

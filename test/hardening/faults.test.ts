@@ -13,12 +13,10 @@
 import { HookContext } from 'n8n-core';
 import type { IDataObject, INodeParameters, Logger } from 'n8n-workflow';
 import { LoggerProxy } from 'n8n-workflow';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { startEmulator, type Emulator } from '../emulator';
-import { errorReports, executeNode, testCredential, type ExecuteNodeResult } from '../harness';
+import { errorReports, executeNode, freePort, testCredential, type ExecuteNodeResult } from '../harness';
 import { MethodCaller } from '../harness/test-nodes';
 import { byId } from '../serviceBot/helpers';
 import { specMethod } from '../spec';
@@ -90,12 +88,9 @@ async function waitFor(condition: () => boolean): Promise<void> {
 	while (!condition()) await sleep(20);
 }
 
+/** A loopback URL where nothing listens: a port that was free a moment ago. */
 async function closedPortUrl(): Promise<string> {
-	const server = http.createServer();
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as AddressInfo;
-	await new Promise<void>((resolve) => server.close(() => resolve()));
-	return `http://127.0.0.1:${port}`;
+	return `http://127.0.0.1:${await freePort()}`;
 }
 
 /** Default transport policy: 3 transient retries after 300, 600 and 1200 ms. */

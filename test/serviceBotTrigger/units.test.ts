@@ -6,7 +6,8 @@ import { createHmac } from 'node:crypto';
 
 import type { TriggerIdentity } from '../../nodes/shared/trigger/identity';
 import { deriveSecret, legacySecret, secretMatches } from '../../nodes/ServiceBotTrigger/webhook/secret';
-import { ownershipOf, webhookUrlProblem } from '../../nodes/ServiceBotTrigger/webhook/urls';
+import { listenersOf } from '../../nodes/ServiceBotTrigger/webhook/listeners';
+import { webhookUrlProblem } from '../../nodes/ServiceBotTrigger/webhook/urls';
 import { SECRET_PATTERN } from './helpers';
 
 const identity: TriggerIdentity = { workflowId: 'wf-1', nodeId: 'node-1', webhookId: 'hook-1' };
@@ -72,16 +73,19 @@ describe('webhook URLs', () => {
 	const own = 'https://n8n.example.com/webhook/0b7c5e0e-6c1f-4a59-9f87-3c1d2e4f5a6b/webhook';
 	const webhookId = '0b7c5e0e-6c1f-4a59-9f87-3c1d2e4f5a6b';
 
-	test('the trigger tells its own URL, its other (test or production) URL and a foreign URL apart', () => {
-		expect(ownershipOf('', own, webhookId)).toBe('none');
-		expect(ownershipOf(own, own, webhookId)).toBe('this');
-		expect(ownershipOf(`${own}/`, own, webhookId)).toBe('this');
-		expect(ownershipOf(own.replace('/webhook/', '/webhook-test/'), own, webhookId)).toBe('sibling');
-		// Another node of another workflow, another host, another path: foreign.
-		expect(ownershipOf(own.replace(webhookId, '9a1e0000-0000-4000-8000-000000000000'), own, webhookId)).toBe('foreign');
-		expect(ownershipOf(own.replace('n8n.example.com', 'other.example.com'), own, webhookId)).toBe('foreign');
-		expect(ownershipOf('https://n8n.example.com/hooks/bot', own, webhookId)).toBe('foreign');
-		expect(ownershipOf('not a url', own, webhookId)).toBe('foreign');
+	test('the trigger reads the bot\'s webhook: none, its own URL, its other (test) URL, another trigger of this n8n, or foreign', () => {
+		const origin = 'https://n8n.example.com';
+		const self = { run: 'production' as const, path: new URL(own).pathname };
+		expect(listenersOf('', origin, self)).toEqual([]);
+		expect(listenersOf(own, origin, self)).toEqual([self]);
+		expect(listenersOf(`${own}/`, origin, self)).toEqual([self]);
+		expect(listenersOf(own.replace('/webhook/', '/webhook-test/'), origin, self)).toEqual([{ run: 'test', path: self.path.replace('/webhook/', '/webhook-test/') }]);
+		// Another trigger of this n8n is a listener of the bot; another host, another path: foreign.
+		const other = own.replace(webhookId, '9a1e0000-0000-4000-8000-000000000000');
+		expect(listenersOf(other, origin, self)).toEqual([{ run: 'production', path: new URL(other).pathname }]);
+		expect(listenersOf(own.replace('n8n.example.com', 'other.example.com'), origin, self)).toBeUndefined();
+		expect(listenersOf('https://n8n.example.com/hooks/bot', origin, self)).toBeUndefined();
+		expect(listenersOf('not a url', origin, self)).toBeUndefined();
 	});
 
 	test('the spec: HTTPS on port 443, 80, 8080 or 8443; loopback only for a service on this machine', () => {

@@ -5,14 +5,17 @@
  */
 import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 import { startEmulator, type Emulator } from '../emulator';
-import { errorReports, executeNode, type ExecuteNodeResult } from '../harness';
+import { errorReports, executeNode, freePort, type ExecuteNodeResult } from '../harness';
 import { safeJson, textsOf } from '../hardening/secrecy';
 import { MethodCaller } from '../harness/test-nodes';
 import { callMethod, failureOf } from '../../nodes/shared/transport';
+
+/** A loopback URL where nothing listens: a port that was free a moment ago. */
+async function closedPortUrl(): Promise<string> {
+	return `http://127.0.0.1:${await freePort()}`;
+}
 
 /** Regex metacharacters and URL-special characters: redaction and URL building must treat it literally. */
 const TOKEN = '123:a.b*c+d?e(f)[g]{h}|i^j$k';
@@ -203,13 +206,6 @@ describe('callMethod through real n8n contexts', () => {
 });
 
 describe('the typed failure of each way a call can fail (what the poll loop and the action node decide on)', () => {
-	async function closedPort(): Promise<string> {
-		const server = http.createServer();
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		const { port } = server.address() as AddressInfo;
-		await new Promise<void>((resolve) => server.close(() => resolve()));
-		return `http://127.0.0.1:${port}`;
-	}
 
 	it('a refusal: its HTTP status and the service description', async () => {
 		await call('sendMessage', { body: { chat_id: '00000000-0000-4000-8000-000000000000', text: 'hello' } });
@@ -239,7 +235,7 @@ describe('the typed failure of each way a call can fail (what the poll loop and 
 	});
 
 	it('a refused connection: network, nothing sent; a dropped one: network, maybe sent', async () => {
-		await call('getMyName', { baseUrl: await closedPort(), retry: { transientRetries: 0 } });
+		await call('getMyName', { baseUrl: await closedPortUrl(), retry: { transientRetries: 0 } });
 		expect(failureOf(thrownError())).toEqual({ kind: 'network', code: 'ECONNREFUSED', nothingSent: true });
 		MethodCaller.thrown.length = 0;
 		emulator.injectFault({ kind: 'drop', method: 'sendMessage' });
@@ -278,13 +274,6 @@ describe('the typed failure of each way a call can fail (what the poll loop and 
 });
 
 describe('the token never appears in an error', () => {
-	async function closedPortUrl(): Promise<string> {
-		const server = http.createServer();
-		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		const { port } = server.address() as AddressInfo;
-		await new Promise<void>((resolve) => server.close(() => resolve()));
-		return `http://127.0.0.1:${port}`;
-	}
 
 	it('self-check: the leak detector finds a token wherever it is', () => {
 		const leaky = new Error('no token here', { cause: new Error(`GET /bot${encodeURIComponent(TOKEN)}/getMe failed`) });

@@ -25,7 +25,7 @@ import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
 import type { Listener } from './listeners';
 import { MAX_LISTENERS, inServingOrder, listenerOf, listenersOf, registeredUrlOf, webhookIdOf } from './listeners';
 import { deriveSecret, secretDigest, sharedSecret } from './secret';
-import { webhookUrlProblem } from './urls';
+import { sameUrl, webhookUrlProblem } from './urls';
 
 /** What create() registered, kept in the node's static data (a test's own static data for a test). */
 interface RegistrationRecord {
@@ -151,7 +151,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if (!listeners || !among(listeners, plan.self)) return false;
 	if (listeners.length > 1) return true;
 	const record = readRecord(this);
-	return record !== undefined && record.url.replace(/\/+$/, '') === plan.url.replace(/\/+$/, '') && record.tag === plan.tag;
+	return record !== undefined && sameUrl(record.url, plan.url) && record.tag === plan.tag;
 }
 
 export async function create(this: IHookFunctions): Promise<boolean> {

@@ -1,37 +1,11 @@
 /**
- * The URLs a webhook trigger deals with: its own (test or production), the bot's current webhook,
- * and the spec's rules for a webhook URL.
+ * The URLs a webhook trigger deals with: its own (test or production) and the spec's rules for a
+ * webhook URL. Whose the bot's current webhook is: listeners.ts.
  */
 import { LIMITS } from '../../shared/spec';
 
 export function sameUrl(a: string, b: string): boolean {
 	return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
-}
-
-/**
- * Whose the bot's current webhook is, seen from a trigger registering (or removing) `ownUrl`:
- * - 'none': the bot has no webhook;
- * - 'this': exactly `ownUrl`;
- * - 'sibling': the same trigger's other URL — its test URL seen from production, its production URL
- *   seen from a test. n8n serves both from the same base and they end in `/<webhookId>/<path>`,
- *   the node's webhook id being a UUID of this node alone;
- * - 'foreign': anything else (another workflow, another system).
- */
-type Ownership = 'none' | 'this' | 'sibling' | 'foreign';
-
-export function ownershipOf(current: string, ownUrl: string, webhookId: string | undefined): Ownership {
-	if (current === '') return 'none';
-	if (sameUrl(current, ownUrl)) return 'this';
-	if (!webhookId) return 'foreign';
-	try {
-		const theirs = new URL(current);
-		const ours = new URL(ownUrl);
-		const tail = (url: URL): string => url.pathname.replace(/\/+$/, '').split('/').slice(-2).join('/');
-		const sibling = theirs.origin === ours.origin && tail(theirs) === tail(ours) && tail(ours).startsWith(`${webhookId}/`);
-		return sibling ? 'sibling' : 'foreign';
-	} catch {
-		return 'foreign';
-	}
 }
 
 function isLoopback(hostname: string): boolean {

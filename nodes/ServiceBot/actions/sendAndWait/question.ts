@@ -8,6 +8,7 @@ import { LIMITS, UUID_PATTERN } from '../../../shared/spec';
 import type { At } from '../../parameters/errors';
 import { inputError, show } from '../../parameters/errors';
 import { parseLabels } from '../../parameters/keyboard/grid';
+import { escapeHtml } from '../../parameters/markdown';
 import { readText } from '../../parameters/text';
 import type { ResponseType } from './fields';
 import { DEFAULT_LABELS, QUESTION_PARSE_MODE, RESPONSE_TYPES } from './fields';
@@ -95,7 +96,7 @@ export function readQuestion(read: Read, at: At): Question {
 
 /** Text in the question's parse mode: the characters its markup gives a meaning are escaped. */
 export function escapeFor(parseMode: string | undefined, value: string): string {
-	if (parseMode === 'HTML') return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+	if (parseMode === 'HTML') return escapeHtml(value);
 	if (parseMode === 'Markdown') return value.replace(/([_*`[])/g, '\\$1');
 	if (parseMode === 'MarkdownV2') return value.replace(/([_*[\]()~`>#+\-=|{}.!\\])/g, '\\$1');
 	return value;
