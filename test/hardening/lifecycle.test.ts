@@ -179,6 +179,30 @@ async function runStep(step: Step, workflows: Workflow[], other: TriggerHarness,
 	}
 }
 
+/**
+ * After the generated steps: someone deletes the webhook, every registration still active ends, then
+ * a refused and a taking-over activation, a join, a leave, a deactivation under a foreign webhook and
+ * the last listener leaving — whatever the generated steps happened to cover.
+ */
+function finalSteps(workflows: Workflow[]): Step[] {
+	const publish = (workflow: number, takeOver = false): Step => ({ kind: 'activate', workflow, mode: 'trigger', takeOver, staticDataLost: false });
+	const unpublish = (workflow: number): Step => ({ kind: 'deactivate', workflow, mode: 'trigger' });
+	return [
+		{ kind: 'removedBySomeone' },
+		...workflows.flatMap((workflow, index) => (['trigger', 'manual'] as HookMode[]).map((mode): Step => ({ kind: 'deactivate', workflow: index, mode }))),
+		{ kind: 'system' },
+		publish(0),
+		publish(0, true),
+		publish(1),
+		unpublish(1),
+		{ kind: 'system' },
+		unpublish(0),
+		{ kind: 'removedBySomeone' },
+		publish(2),
+		unpublish(2),
+	];
+}
+
 describe(`${STEPS} steps of publishing, unpublishing and testing three workflows on one bot, with foreign webhooks in between`, () => {
 	it('the bot’s webhook always lists exactly the registered listeners, and a foreign webhook is never deleted or changed', async () => {
 		await fc.assert(
@@ -191,11 +215,13 @@ describe(`${STEPS} steps of publishing, unpublishing and testing three workflows
 				}));
 				const other = await makeHarness(emu, { webhookBaseUrl: OTHER_N8N, parameters: { updates: ['*'], options: { takeOverExistingWebhook: true } } });
 				const model: Model = { foreign: null, listeners: [] };
-				for (let index = 0; index < steps.length; index++) {
+				// The generated steps, then a fixed tail in which every kind of step surely happens once more.
+				const plan = [...steps, ...finalSteps(workflows)];
+				for (let index = 0; index < plan.length; index++) {
 					try {
-						await runStep(steps[index], workflows, other, model);
+						await runStep(plan[index], workflows, other, model);
 					} catch (error) {
-						throw new Error(`step ${index} (${JSON.stringify(steps[index])}), model ${JSON.stringify(model)}: ${String(error)}`);
+						throw new Error(`step ${index} (${JSON.stringify(plan[index])}), model ${JSON.stringify(model)}: ${String(error)}`);
 					}
 				}
 			}),
