@@ -247,3 +247,25 @@ describe('what only the bot’s service may send', () => {
 		expect(server?.receipts.map((r) => r.status)).toEqual([200, 200]);
 	});
 });
+
+describe('a bot token changed in the credential (as after a leak)', () => {
+	test('while three workflows share the bot, pushes with the secret registered under the old token still reach all three, whichever workflow registered it', async () => {
+		const credentials = { accessToken: emu.demo.token, baseUrl: emu.baseUrl };
+		const shared = async (): Promise<TriggerHarness> =>
+			await makeHarness(emu, { webhookBaseUrl: base, workflowId: `wf-${randomUUID().slice(0, 8)}`, credentials, parameters: { updates: ['*'], options: {} } });
+		const [a, b, c] = [await shared(), await shared(), await shared()];
+		await serve(a, b, c);
+		// a registers alone; b and c then write the shared registration (a stays the receiver).
+		for (const harness of [a, b, c]) await harness.activate();
+		expect(listeners()).toEqual([entry('p', a.webhookUrl), entry('p', b.webhookUrl), entry('p', c.webhookUrl)]);
+
+		const newToken = '7000000002:changed-after-a-leak-xxxxxxxxxxxxxxxxx';
+		emu.changeToken(emu.demo.token, newToken);
+		credentials.accessToken = newToken;
+		const hello = await say('after the change');
+		await emu.idle();
+
+		for (const harness of [a, b, c]) expect(ran(harness)).toEqual([hello]);
+		expect(server?.receipts.filter((receipt) => receipt.status !== 200)).toEqual([]);
+	});
+});

@@ -34,6 +34,12 @@ interface RegistrationRecord {
 	tag: string;
 	/** Digest of the secret the service was given (`secretDigest`), so pushes stay accepted after a token change. */
 	secretDigest?: string;
+	/**
+	 * Digest of this trigger's shared secret as a receiver (`sharedSecret`) under the token of create():
+	 * another listener may register the bot with it (listeners.ts), and the service keeps sending it
+	 * after a token change, as it keeps the direct one.
+	 */
+	sharedSecretDigest?: string;
 	/** Absent in records of version 0.1.0, which registered production webhooks only in practice. */
 	run?: Run;
 	/** A test that took over a foreign webhook: where it pointed (for display only). */
@@ -57,10 +63,11 @@ function readRecord(ctx: IHookFunctions | IWebhookFunctions): RegistrationRecord
 	return record && typeof record.url === 'string' ? record : undefined;
 }
 
-/** The digest of the secret the production webhook was registered with, if create() kept one. */
-export function registeredSecretDigest(ctx: IWebhookFunctions): string | undefined {
+/** The digests of the secrets the service may push to the production webhook with, as create() kept them. */
+export function registeredSecretDigests(ctx: IWebhookFunctions): string[] {
 	const record = readRecord(ctx);
-	return record?.run === 'production' && typeof record.secretDigest === 'string' ? record.secretDigest : undefined;
+	if (record?.run !== 'production') return [];
+	return [record.secretDigest, record.sharedSecretDigest].filter((digest): digest is string => typeof digest === 'string');
 }
 
 function forgetRecord(ctx: IHookFunctions): void {
@@ -158,6 +165,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const plan = await planRegistration(this);
 	const node = this.getNode();
 	const record: RegistrationRecord = { url: plan.url, tag: plan.tag, run: plan.run };
+	record.sharedSecretDigest = secretDigest(sharedSecret(plan.token, webhookIdOf(plan.self) ?? '', plan.run));
 	const poller = pollerOf(plan.token);
 	if (poller) {
 		throw new NodeOperationError(

@@ -9,7 +9,7 @@ import { deliverUpdate } from '../../shared/trigger/deliver';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { showTyping } from '../../shared/trigger/typing';
-import { registeredSecretDigest } from './lifecycle';
+import { registeredSecretDigests } from './lifecycle';
 import { forwardToListeners } from './forward';
 import { SECRET_HEADER, deriveSecret, forwardSecret, legacySecret, matchesDigest, secretMatches, sharedSecret } from './secret';
 
@@ -48,7 +48,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 
 	const received = this.getHeaderData()[SECRET_HEADER];
 	// After a token change the service still sends the secret it was given (kept as a digest).
-	const fromService = secretMatches(received, direct) || (run === 'production' && matchesDigest(received, registeredSecretDigest(this)));
+	const fromService = secretMatches(received, direct) || (run === 'production' && registeredSecretDigests(this).some((kept) => matchesDigest(received, kept)));
 	// An update another trigger of this bot received and forwarded (listeners.ts).
 	const forwarded = !fromService && secretMatches(received, [forwardSecret(token, identity.webhookId, run)]);
 	if (!fromService && !forwarded) {
