@@ -26,7 +26,7 @@ export class ServiceBotPollingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Asks the service for updates (long polling): no public URL needed. A bot serves one consumer at a time: not while it has a webhook, and not for two pollers (two workflows on one bot take turns and report a conflict). A test in the editor shows the next update without acknowledging it, so a published workflow polling the same bot still gets it; while one polls, the test reports a conflict instead.',
+					'Asks the service for updates (long polling): no public URL needed. Several workflows of this n8n can poll one bot, each with its own Trigger On and filters (n8n asks the service once for all of them), and a test in the editor shows the next update beside them. A bot with a webhook cannot be polled.',
 				name: 'oneConsumerNotice',
 				type: 'notice',
 				default: '',

@@ -13,7 +13,7 @@ import type { EmulatorProcess, StoredMessage } from './lib/emulator';
 import { PACKAGE_NAME } from './lib/install';
 import type { Json, N8n } from './lib/n8n';
 import { waitFor } from './lib/processes';
-import { inSequence, sendMessage, serviceBotCredentials, webhookTrigger } from './lib/workflow';
+import { inSequence, pollingTrigger, sendMessage, serviceBotCredentials, webhookTrigger } from './lib/workflow';
 import type { Scenario } from './lib/runner';
 
 const WEBHOOK_TRIGGER = `${PACKAGE_NAME}.serviceBotTrigger`;
@@ -207,16 +207,17 @@ async function createListener(
 	n8n: N8n,
 	credentialId: string,
 	name: string,
-	trigger: { updates: string[]; options?: Record<string, unknown> },
+	trigger: { updates: string[]; options?: Record<string, unknown>; polling?: true },
 	text: string,
 ): Promise<Echo> {
 	const webhookId = randomUUID();
+	// Version 2, as a node added in the editor today: chat_id without turning anything on, chatInput for agents.
+	const placed = { id: randomUUID(), name: TRIGGER_NAME, position: [0, 0] as [number, number], credentialId, typeVersion: 2 as const, updates: trigger.updates, options: trigger.options };
 	const created = await n8n.request('POST', '/rest/workflows', {
 		name,
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			// Version 2, as a node added in the editor today: chat_id without turning anything on, chatInput for agents.
-			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId, typeVersion: 2, ...trigger }),
+			trigger.polling ? pollingTrigger(placed) : webhookTrigger({ ...placed, webhookId }),
 			sendMessage({ id: randomUUID(), name: 'Answer', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text }),
 		],
 		connections: inSequence(TRIGGER_NAME, 'Answer'),
@@ -224,11 +225,43 @@ async function createListener(
 	return { id: String(created.id), webhookId, credentialId };
 }
 
+/** The answers of the listener workflows (`A: …`, `B: …`, `C: …`, a test's `T: …`) in a chat. */
+async function listenerAnswers(emulator: EmulatorProcess, chatId: string): Promise<string[]> {
+	return botTexts(await emulator.history(chatId)).filter((text) => /^[ABCT]: /.test(text));
+}
+
+async function untilAnswered(emulator: EmulatorProcess, chatId: string, wanted: string): Promise<void> {
+	await waitFor(`"${wanted}"`, async () => ((await listenerAnswers(emulator, chatId)).includes(wanted) ? true : undefined), { limitMs: 60_000 });
+}
+
+/** A private message, a group message and a click (p<round>, g<round>, k<round>), answered by A, C and B. */
+async function eachAnswersItsOwn(emulator: EmulatorProcess, round: number): Promise<void> {
+	const { privateChatId, groupChatId } = emulator.demo;
+	await emulator.userSends(`p${round}`);
+	await emulator.userSends(`g${round}`, groupChatId);
+	await tapInGroup(emulator, `k${round}`);
+	await untilAnswered(emulator, privateChatId, `A: p${round}`);
+	await untilAnswered(emulator, groupChatId, `C: g${round}`);
+	await untilAnswered(emulator, groupChatId, `B: k${round}`);
+}
+
+/** The bot posts a button in the demo group; the demo user taps it. */
+async function tapInGroup(emulator: EmulatorProcess, data: string): Promise<void> {
+	const { token, groupChatId } = emulator.demo;
+	const sent = await fetch(`${emulator.baseUrl}/bot${token}/sendMessage`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ chat_id: groupChatId, text: `Tap ${data}`, reply_markup: { inline_keyboard: [[{ text: data, callback_data: data }]] } }),
+	});
+	const { result } = (await sent.json()) as { result: { message_id: number } };
+	await emulator.userClicks(result.message_id, data, { chatId: groupChatId });
+}
+
 const threeWorkflowsOneBot: Scenario = {
 	name: 'webhook trigger: three published workflows on one bot each answer only their own updates; a test on a fourth listens beside them; unpublishing the receiver and restarting n8n lose nothing',
 	async run(ctx: ScenarioContext) {
 		const { emulator, n8n, echo: unused } = await setUp(ctx, { type: WEBHOOK_TRIGGER });
-		const { privateChatId, groupChatId, token } = emulator.demo;
+		const { privateChatId, groupChatId } = emulator.demo;
 		const credentialId = unused.credentialId;
 		const privateOnly = await createListener(n8n, credentialId, 'Private messages', { updates: ['message'], options: { chatIds: privateChatId } }, '=A: {{ $json.chatInput }}');
 		const clicks = await createListener(n8n, credentialId, 'Button clicks', { updates: ['callback_query'] }, '=B: {{ $json.chatInput }}');
@@ -247,28 +280,11 @@ const threeWorkflowsOneBot: Scenario = {
 		const setWebhooks = (await emulator.calls('setWebhook')).length;
 		ctx.log(`three workflows published on one bot, two at about the same time: its webhook lists all three, the first receives (${setWebhooks} setWebhook calls)`);
 
-		const answersIn = async (chatId: string): Promise<string[]> =>
-			botTexts(await emulator.history(chatId)).filter((text) => /^[ABCT]: /.test(text));
-		const until = async (chatId: string, wanted: string): Promise<void> => {
-			await waitFor(`"${wanted}"`, async () => ((await answersIn(chatId)).includes(wanted) ? true : undefined));
-		};
-		/** The bot posts a button in the group; the demo user taps it. */
-		const tap = async (data: string): Promise<void> => {
-			const sent = await fetch(`${emulator.baseUrl}/bot${token}/sendMessage`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ chat_id: groupChatId, text: `Tap ${data}`, reply_markup: { inline_keyboard: [[{ text: data, callback_data: data }]] } }),
-			});
-			const { result } = (await sent.json()) as { result: { message_id: number } };
-			await emulator.userClicks(result.message_id, data, { chatId: groupChatId });
-		};
+		const answersIn = async (chatId: string): Promise<string[]> => await listenerAnswers(emulator, chatId);
+		const until = async (chatId: string, wanted: string): Promise<void> => await untilAnswered(emulator, chatId, wanted);
+		const tap = async (data: string): Promise<void> => await tapInGroup(emulator, data);
 
-		await emulator.userSends('p1');
-		await emulator.userSends('g1', groupChatId);
-		await tap('k1');
-		await until(privateChatId, 'A: p1');
-		await until(groupChatId, 'C: g1');
-		await until(groupChatId, 'B: k1');
+		await eachAnswersItsOwn(emulator, 1);
 		ctx.log('a private message, a group message and a click: each answered by its own workflow only, from chatInput (trigger version 2)');
 
 		// A fourth workflow, tested in the editor while the three stay published.
@@ -311,6 +327,79 @@ const threeWorkflowsOneBot: Scenario = {
 		assert.deepEqual((await answersIn(groupChatId)).sort(), ['C: g1', 'B: k1', 'C: g2', 'B: k2', 'C: g3', 'B: k3', 'C: g4'].sort());
 		assert.equal((await emulator.calls('deleteWebhook')).length, 0);
 		ctx.log('every update answered once by each workflow that selects it, none by another');
+	},
+};
+
+const threePollingWorkflowsOneBot: Scenario = {
+	name: 'polling trigger: three published workflows on one bot each answer only their own updates, with one consumer; a test on a fourth shows beside them; messages sent while n8n is stopped reach each once',
+	async run(ctx: ScenarioContext) {
+		const { emulator, n8n, echo: unused } = await setUp(ctx, { type: POLLING_TRIGGER });
+		const { privateChatId, groupChatId } = emulator.demo;
+		const credentialId = unused.credentialId;
+		const privateOnly = await createListener(n8n, credentialId, 'Private messages', { polling: true, updates: ['message'], options: { chatIds: privateChatId } }, '=A: {{ $json.chatInput }}');
+		const clicks = await createListener(n8n, credentialId, 'Button clicks', { polling: true, updates: ['callback_query'] }, '=B: {{ $json.chatInput }}');
+		const group = await createListener(n8n, credentialId, 'Group messages', { polling: true, updates: ['message'], options: { chatIds: groupChatId } }, '=C: {{ $json.chatInput }}');
+		for (const workflow of [privateOnly, clicks, group]) await n8n.activate(workflow.id);
+		await waitFor('the feed to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
+
+		const answersIn = async (chatId: string): Promise<string[]> => await listenerAnswers(emulator, chatId);
+		const until = async (chatId: string, wanted: string): Promise<void> => await untilAnswered(emulator, chatId, wanted);
+		const tap = async (data: string): Promise<void> => await tapInGroup(emulator, data);
+
+		// n8n publishes in the background, and a workflow that joins the bot's feed later starts with the
+		// updates after it: write to each until it answers, so all three poll before the updates counted.
+		const ready = async (what: string, send: (text: string) => Promise<unknown>, chatId: string, prefix: string): Promise<void> => {
+			for (let attempt = 0; ; attempt++) {
+				assert.ok(attempt < 30, `${what} never answered`);
+				await send(`w${attempt}`);
+				const answered = await waitFor(what, async () => (await answersIn(chatId)).some((text) => text.startsWith(`${prefix}: w`)), { limitMs: 2000 }).catch(() => false);
+				if (answered) return;
+			}
+		};
+		await ready('Private messages', async (text) => await emulator.userSends(text), privateChatId, 'A');
+		await ready('Group messages', async (text) => await emulator.userSends(text, groupChatId), groupChatId, 'C');
+		await ready('Button clicks', tap, groupChatId, 'B');
+		const counted = async (chatId: string): Promise<string[]> => (await answersIn(chatId)).filter((text) => !/^[ABCT]: w\d+$/.test(text));
+
+		await eachAnswersItsOwn(emulator, 1);
+		ctx.log('three polling workflows on one bot: a private message, a group message and a click, each answered by its own workflow only');
+
+		const tested = await createListener(n8n, credentialId, 'Being edited', { polling: true, updates: ['message'] }, '=T: {{ $json.chatInput }}');
+		const started = await n8n.request('POST', `/rest/workflows/${tested.id}/run`, { triggerToStartFrom: { name: TRIGGER_NAME } });
+		assert.ok(started.executionId, `a manual execution waits for the trigger: ${JSON.stringify(started)}`);
+		// The test joins the feed once n8n has started it, which nothing outside shows: write until it answers.
+		const duringTest: string[] = [];
+		let shown: string | undefined;
+		while (shown === undefined) {
+			assert.ok(duringTest.length < 30, 'the test showed none of 30 messages');
+			const text = `p2.${duringTest.length}`;
+			duringTest.push(text);
+			await emulator.userSends(text);
+			shown = await waitFor('an answer of the test', async () => (await answersIn(privateChatId)).find((answer) => answer.startsWith('T: ')), { limitMs: 2000 }).catch(() => undefined);
+		}
+		for (const text of duringTest) await until(privateChatId, `A: ${text}`);
+		ctx.log(`a test on a fourth workflow showed "${shown.slice(3)}" while the published one answered all ${duringTest.length} messages sent during the test`);
+
+		await n8n.stop();
+		await emulator.userSends('p3');
+		await emulator.userSends('g2', groupChatId);
+		await tap('k2');
+		await n8n.start();
+		await n8n.login();
+		await until(privateChatId, 'A: p3');
+		await until(groupChatId, 'C: g2');
+		await until(groupChatId, 'B: k2');
+		ctx.log('n8n restarted: the three messages sent while it was stopped reached each workflow that selects them');
+
+		await emulator.userSends('g3', groupChatId);
+		await until(groupChatId, 'C: g3');
+		await emulator.idle();
+		assert.deepEqual((await counted(privateChatId)).sort(), ['A: p1', ...duringTest.map((text) => `A: ${text}`), shown, 'A: p3'].sort());
+		assert.deepEqual((await counted(groupChatId)).sort(), ['C: g1', 'B: k1', 'C: g2', 'B: k2', 'C: g3'].sort());
+		const polls = await emulator.calls('getUpdates');
+		assert.equal(polls.filter((call) => call.status === 409).length, 0, 'the service never saw two consumers');
+		assert.equal(await emulator.webhook(), null);
+		ctx.log(`every update answered once by each workflow that selects it, none by another; ${polls.length} getUpdates, none refused with 409`);
 	},
 };
 
@@ -382,4 +471,4 @@ const pollingTest: Scenario = {
 	},
 };
 
-export const TRIGGER_SCENARIOS: Scenario[] = [testThenPublish, testWhilePublished, threeWorkflowsOneBot, pollingAcrossRestarts, pollingTest];
+export const TRIGGER_SCENARIOS: Scenario[] = [testThenPublish, testWhilePublished, threeWorkflowsOneBot, pollingAcrossRestarts, pollingTest, threePollingWorkflowsOneBot];

@@ -10,7 +10,7 @@ import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/poll';
 import type { Emulator, RecordedCall } from '../emulator';
 import type { RunningTrigger, TriggerHarness } from '../harness';
 import { findLeak } from '../hardening/secrecy';
-import { api, inNewProcess, makeHarness, sendButton, spyOnLogger, startTestEmulator, type LogSpy } from '../serviceBotTrigger/helpers';
+import { api, freshNodeType, inNewProcess, makeHarness, sendButton, spyOnLogger, startTestEmulator, type LogSpy } from '../serviceBotTrigger/helpers';
 
 let emu: Emulator;
 let logs: LogSpy;
@@ -31,6 +31,7 @@ beforeEach(() => {
 	jest.replaceProperty(POLL_TIMING, 'backoffStartMs', 20);
 	jest.replaceProperty(POLL_TIMING, 'backoffMaxMs', 100);
 	jest.replaceProperty(POLL_TIMING, 'idlePauseMs', 50);
+	jest.replaceProperty(POLL_TIMING, 'startGraceMs', 300);
 });
 
 afterEach(async () => {
@@ -257,50 +258,132 @@ describe('conflicts', () => {
 		stop = true;
 		await other;
 		expect(trigger.errors.map((error) => error.message)).toEqual([
-			'Another consumer is polling this bot (another workflow, another n8n, or another program with this bot token). A bot serves one poller at a time: stop the other one, or use another bot',
+			'Another consumer is polling this bot (another n8n, or another program with this bot token). A bot serves one poller at a time, and the workflows of one n8n share it: stop the other consumer, or use another bot',
 		]);
 		expect(trigger.closed).toBe(true);
 	});
 });
 
-describe('one poller per bot in this n8n: publishing another fails at once, naming the workflow that polls the bot', () => {
-	test('a second workflow polling the same bot (a copy, say) is refused before it polls; the first keeps every update; once the first is unpublished, the second publishes', async () => {
-		const first = await start(await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), workflowName: 'Support bot', parameters: { updates: ['*'], options: {} } }));
-		await waitingPoll();
-		const copy = await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), workflowName: 'Support bot (copy)', parameters: { updates: ['*'], options: {} } });
-		const pollsBefore = polls().length;
-		const refused = await copy.startTrigger().then(
-			() => undefined,
-			(error: unknown) => error as Error,
-		);
-		expect(refused?.constructor.name).toBe('NodeOperationError');
-		expect(refused?.message).toBe(
-			'The workflow "Support bot" already polls this bot, and a bot serves one poller at a time. Unpublish that workflow first, or give this one its own bot. For several workflows on one bot, use the Service Bot Trigger (webhook delivery) in each',
-		);
-		expect(polls()).toHaveLength(pollsBefore);
-		const id = await say('to the first');
-		await first.waitForEmits(1);
-		expect(emittedJson(first).map((update) => update.update_id)).toEqual([id]);
+describe('several workflows poll one bot: one consumer for the bot, each workflow its own updates', () => {
+	async function published(workflowName: string, parameters: INodeParameters = { updates: ['*'], options: {} }): Promise<TriggerHarness> {
+		return await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), workflowName, parameters });
+	}
 
-		await first.close();
-		const second = await start(copy);
-		const next = await say('to the second');
-		await second.waitForEmits(1);
-		expect(emittedJson(second).map((update) => update.update_id)).toEqual([next]);
+	const ids = (trigger: RunningTrigger): unknown[] => emittedJson(trigger).map((update) => update.update_id);
+	const conflicts = (): RecordedCall[] => polls().filter((call) => call.status === 409);
+
+	/** Until the service holds nothing and a long poll is open again: every fetched update was handed out. */
+	async function settled(): Promise<void> {
+		while (emu.pendingUpdates().length > 0 || polls().at(-1)?.status !== 0) await new Promise((resolve) => setTimeout(resolve, 5));
+	}
+
+	async function tap(data: string): Promise<number> {
+		const messageId = await sendButton(emu, emu.demo.groupChatId, data);
+		return (await emu.userClicks({ chatId: emu.demo.groupChatId, userId: emu.demo.otherUserId, messageId, data })).update_id;
+	}
+
+	test('three published workflows each run exactly the updates their own filters select, once, in the order the service sent them; the bot never sees two consumers', async () => {
+		const messages = await start(await published('Messages', { updates: ['message'], options: {} }));
+		const clicks = await start(await published('Clicks', { updates: ['callback_query'], options: {} }));
+		const group = await start(await published('Group', { updates: ['*'], options: { chatIds: emu.demo.groupChatId } }));
+		const hello = await say('hello');
+		const click = await tap('vote:yes');
+		const groupHello = await say('hi all', emu.demo.groupChatId);
+		const bye = await say('bye');
+		await settled();
+
+		expect(ids(messages)).toEqual([hello, groupHello, bye]);
+		expect(ids(clicks)).toEqual([click]);
+		expect(ids(group)).toEqual([click, groupHello]);
+		expect(conflicts()).toEqual([]);
+		// One long poll at a time: each getUpdates was asked after the one before it was answered.
+		const open = polls().filter((call) => call.status === 0);
+		expect(open).toHaveLength(1);
+		for (const trigger of [messages, clicks, group]) expect(trigger.errors).toEqual([]);
 	});
 
-	test('publishing a webhook trigger on a bot a workflow polls fails, naming that workflow; the poller keeps polling', async () => {
-		const poller = await start(await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), workflowName: 'Support bot', parameters: { updates: ['*'], options: {} } }));
+	test('unpublishing one: the others keep every update, nothing lost or run twice; one published later starts with the updates after it; the last one leaving acknowledges what ran', async () => {
+		const first = await start(await published('First'));
+		const second = await start(await published('Second'));
+		const before = [await say('one'), await say('two')];
+		await settled();
+		await first.close();
+		const after = [await say('three')];
+		await settled();
+		const third = await start(await published('Third'));
+		const later = [await say('four')];
+		await settled();
+
+		expect(ids(first)).toEqual(before);
+		expect(ids(second)).toEqual([...before, ...after, ...later]);
+		expect(ids(third)).toEqual(later);
+
+		await second.close();
+		await third.close();
+		expect(emu.pendingUpdates()).toEqual([]);
+		const next = await start(await published('Next'));
+		const last = await say('five');
+		await next.waitForEmits(1);
+		expect(ids(next)).toEqual([last]);
+		expect(conflicts()).toEqual([]);
+	});
+
+	test('n8n restarting: the updates that arrived while it was down reach every workflow once, also one published after the first had fetched them', async () => {
+		const harnesses = [await published('A'), await published('B', { updates: ['message'], options: { chatIds: emu.demo.groupChatId } })];
+		const [a, b] = [await start(harnesses[0]), await start(harnesses[1])];
+		const seen = [await say('before', emu.demo.groupChatId)];
+		await settled();
+		await a.close();
+		await b.close();
+		const whileDown = [await say('while down 1', emu.demo.groupChatId), await say('while down 2'), await say('while down 3', emu.demo.groupChatId)];
+
+		// A new process: A comes back first and fetches what waited; B is published only once A ran it.
+		const nodeType = freshNodeType('polling');
+		const restartedA = await start(await inNewProcess(emu, harnesses[0], 'polling', { nodeType }));
+		await restartedA.waitForEmits(3);
+		const restartedB = await start(await inNewProcess(emu, harnesses[1], 'polling', { nodeType }));
+		const afterRestart = await say('after', emu.demo.groupChatId);
+		await restartedA.waitForEmits(4);
+		await settled();
+
+		expect(ids(a)).toEqual(seen);
+		expect(ids(b)).toEqual(seen);
+		expect(ids(restartedA)).toEqual([...whileDown, afterRestart]);
+		expect(ids(restartedB)).toEqual([whileDown[0], whileDown[2], afterRestart]);
+		expect(conflicts()).toEqual([]);
+	});
+
+	test('publishing a poller on a bot whose webhook workflows of this n8n receive through fails, naming them, also with "Delete Existing Webhook" on; the webhook stays', async () => {
+		const commands = await makeHarness(emu, { workflowName: 'Commands' });
+		expect(await commands.activate()).toBe(true);
+		const registered = emu.webhookOf()?.url;
+		for (const options of [{}, { deleteExistingWebhook: true }]) {
+			const poller = await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), workflowName: 'Support bot', parameters: { updates: ['*'], options } });
+			await expect(poller.startTrigger()).rejects.toThrow(
+				'The published workflow "Commands" receives this bot\'s updates through its webhook (Service Bot Trigger), and a bot with a webhook cannot be polled. Use the Service Bot Trigger in this workflow too (several workflows share a bot that way), or unpublish it first',
+			);
+		}
+		expect(emu.webhookOf()?.url).toBe(registered);
+		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);
+		expect(polls()).toHaveLength(0);
+		expect(await commands.delete()).toBe(true);
+	});
+
+	test('publishing a webhook trigger on a bot workflows poll fails, naming them; the pollers keep polling', async () => {
+		const support = await start(await published('Support bot'));
+		const orders = await start(await published('Orders'));
 		await waitingPoll();
 		const webhook = await makeHarness(emu, { workflowName: 'Commands' });
 		await expect(webhook.activate()).rejects.toThrow(
-			'The published workflow "Support bot" polls this bot (Service Bot Polling Trigger), and a bot that is polled cannot have a webhook. Unpublish it first; to have both workflows on this bot, use the Service Bot Trigger in both (webhook delivery serves several workflows)',
+			'The published workflows "Support bot" and "Orders" poll this bot (Service Bot Polling Trigger), and a bot that is polled cannot have a webhook. Unpublish them first, or use the same trigger in every workflow of this bot (both kinds serve several workflows, each kind alone)',
 		);
 		expect(emu.callsTo('setWebhook')).toHaveLength(0);
 		const id = await say('still polled');
-		await poller.waitForEmits(1);
-		expect(emittedJson(poller).map((update) => update.update_id)).toEqual([id]);
-		expect(poller.errors).toEqual([]);
+		await support.waitForEmits(1);
+		await orders.waitForEmits(1);
+		expect(ids(support)).toEqual([id]);
+		expect(ids(orders)).toEqual([id]);
+		expect([...support.errors, ...orders.errors]).toEqual([]);
 	});
 });
 
@@ -427,19 +510,27 @@ describe('the editor\'s test (Listen for Test Event)', () => {
 		expect(emittedJson(published).map((update) => update.update_id)).toEqual([next]);
 	});
 
-	test('while a published workflow polls the same bot, the test reports the conflict and the published one carries on', async () => {
+	test('while a published workflow polls the same bot, the test shows the next update it selects, and the published one gets every update, that one too', async () => {
 		const harness = await pollingHarness();
 		const published = await start(harness);
-		await waitingPoll();
-		const test = await harness.startManualTrigger();
-		const { error } = await test.result;
-		await test.close();
-		expect(error?.message).toMatch(/^Another consumer is polling this bot, for example this workflow while it is published\./);
-		const id = await say('for the published one');
+		const earlier = await say('before the test');
 		await published.waitForEmits(1);
-		expect(emittedJson(published).map((update) => update.update_id)).toEqual([id]);
+		const test = await (await pollingHarness({ updates: ['message'], options: { chatIds: emu.demo.groupChatId } })).startManualTrigger();
+		await waitingPoll();
+		const notForTheTest = await say('private');
+		const forTheTest = await say('in the group', emu.demo.groupChatId);
+		const { items, error } = await test.result;
+		await test.close();
+		const after = await say('after the test');
+		await published.waitForEmits(4);
+
+		expect(error).toBeUndefined();
+		expect(items?.[0][0].json).toMatchObject({ update_id: forTheTest });
+		expect(emittedJson(published).map((update) => update.update_id)).toEqual([earlier, notForTheTest, forTheTest, after]);
 		expect(published.errors).toEqual([]);
+		expect(polls().filter((call) => call.status === 409)).toEqual([]);
 	});
+
 
 	test('with a webhook set, the test fails naming it', async () => {
 		await api(emu, 'setWebhook', { url: 'http://127.0.0.1:9/someone' });

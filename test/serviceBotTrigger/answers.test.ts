@@ -78,6 +78,15 @@ interface ReceiverOptions {
 }
 
 /** An active Service Bot Trigger (webhook) or Service Bot Polling Trigger on the demo bot, Trigger On: messages only. */
+/**
+ * The emulator drops an update once a getUpdates acknowledges it; the pollers are done with what they
+ * got once they wait in their next long poll (the one getUpdates the service holds open).
+ */
+async function pollingSettled(): Promise<void> {
+	const polling = (): boolean => emu.callsTo('getUpdates').at(-1)?.status === 0;
+	while (emu.pendingUpdates().length > 0 || !polling()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 async function n8n(delivery: Delivery, options: ReceiverOptions = {}): Promise<N8n> {
 	const parameters = options.parameters ?? { updates: ['message'], options: {} };
 	if (delivery === 'webhook') {
@@ -95,12 +104,7 @@ async function n8n(delivery: Delivery, options: ReceiverOptions = {}): Promise<N
 	return {
 		base: server.baseUrl,
 		waiting: server,
-		// The emulator drops an update once a getUpdates acknowledges it; the poller is done with what it
-		// got once it waits in its next long poll (the one getUpdates the service holds open).
-		settled: async () => {
-			const polling = () => emu.callsTo('getUpdates').at(-1)?.status === 0;
-			while (emu.pendingUpdates().length > 0 || !polling()) await new Promise((resolve) => setTimeout(resolve, 5));
-		},
+		settled: pollingSettled,
 		emitted: () => trigger.emitted.flatMap((run) => run[0].map((item) => item.json)),
 		polling: { harness, trigger },
 	};
@@ -177,6 +181,20 @@ async function answered(execution: WaitingExecution, chatId: string, messageId: 
 
 const outputOf = (execution: WaitingExecution): IDataObject | undefined => execution.finished?.output[0]?.json;
 
+/** Approve tapped once on a question asked through `on`: resumed once, one notice, one edit. */
+async function approvedOnce(on: N8n): Promise<void> {
+	const execution = await ask(on);
+	const question = lastQuestion();
+	const update = await tap(question, '✅ Approve');
+	await on.settled();
+	const after = await answered(execution, emu.demo.privateChatId, question.message_id);
+
+	expect(outputOf(execution)).toMatchObject({ approved: true, answeredVia: 'chat' });
+	expect(noticesFor(update)).toEqual(['✅ Approve']);
+	expect(emu.callsTo('editMessageText')).toHaveLength(1);
+	expect(after.text).toBe('Approve the refund?\n\n✅ Approve — Demo');
+}
+
 describe('several workflows on one bot (webhook delivery)', () => {
 	test('an answer is brought once, by the trigger the service pushed to: one notice, one edit, and no workflow starts', async () => {
 		const waiting = waitingRouter();
@@ -192,19 +210,34 @@ describe('several workflows on one bot (webhook delivery)', () => {
 		expect(new URL(emu.webhookOf()?.url ?? '').searchParams.get('service-bot-listeners')?.split(',')).toHaveLength(3);
 		const on: N8n = { base, waiting, settled: async () => await emu.idle(), emitted: () => server.executions.flatMap((run) => run[0].map((item) => item.json)) };
 
-		const execution = await ask(on);
-		const question = lastQuestion();
-		const update = await tap(question, '✅ Approve');
-		await on.settled();
-		const after = await answered(execution, emu.demo.privateChatId, question.message_id);
-
-		expect(outputOf(execution)).toMatchObject({ approved: true, answeredVia: 'chat' });
-		expect(noticesFor(update)).toEqual(['✅ Approve']);
-		expect(emu.callsTo('editMessageText')).toHaveLength(1);
-		expect(after.text).toBe('Approve the refund?\n\n✅ Approve — Demo');
+		await approvedOnce(on);
 		// Each forwarded copy reached its trigger and started nothing.
 		expect(server.receipts.map((receipt) => receipt.status)).toEqual([200, 200, 200]);
 		expect(on.emitted()).toEqual([]);
+	});
+});
+
+describe('several workflows polling one bot', () => {
+	test('an answer is brought once, by one of the polling workflows: one notice, one edit, and no workflow starts', async () => {
+		const server = await serveWaiting();
+		stops.push(server.close);
+		const triggers: RunningTrigger[] = [];
+		for (const updates of [['*'], ['callback_query'], ['message']]) {
+			const harness = await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), parameters: { updates, options: {} }, webhookBaseUrl: server.baseUrl });
+			const trigger = await harness.startTrigger();
+			stops.push(async () => await trigger.close());
+			triggers.push(trigger);
+		}
+		const on: N8n = {
+			base: server.baseUrl,
+			waiting: server,
+			settled: pollingSettled,
+			emitted: () => triggers.flatMap((trigger) => trigger.emitted.flatMap((run) => run[0].map((item) => item.json))),
+		};
+
+		await approvedOnce(on);
+		expect(on.emitted()).toEqual([]);
+		expect(emu.callsTo('getUpdates').filter((call) => call.status === 409)).toEqual([]);
 	});
 });
 

@@ -3,6 +3,7 @@ import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
 
 import { ServiceBotTrigger } from '../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
+import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/feed';
 import { startEmulator, type Emulator } from '../emulator';
 import {
 	createTriggerHarness,
@@ -63,27 +64,35 @@ export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): 
 	return createTriggerHarness(harnessOptions);
 }
 
-/**
- * The same trigger in a new n8n process: the node's modules loaded afresh (nothing in memory), the
- * same workflow, node, saved static data and executions in the database.
- */
-export async function inNewProcess(
-	emu: Emulator,
-	harness: TriggerHarness,
-	trigger: 'polling' | 'webhook' = 'polling',
-	extra: Pick<HarnessOptions, 'webhookBaseUrl' | 'credentials'> = {},
-): Promise<TriggerHarness> {
+/** A trigger node type loaded afresh, as a new n8n process loads it (nothing of the old one in memory). */
+export function freshNodeType(trigger: 'polling' | 'webhook' = 'polling'): INodeType {
 	let fresh: INodeType | undefined;
 	jest.isolateModules(() => {
+		// The new process waits as this one was told to (tests shorten POLL_TIMING).
+		Object.assign(jest.requireActual<FeedModule>('../../nodes/ServiceBotPollingTrigger/feed').POLL_TIMING, POLL_TIMING);
 		fresh =
 			trigger === 'polling'
 				? new (jest.requireActual<PollingModule>('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node').ServiceBotPollingTrigger)()
 				: new (jest.requireActual<WebhookModule>('../../nodes/ServiceBotTrigger/ServiceBotTrigger.node').ServiceBotTrigger)();
 	});
 	if (!fresh) throw new Error('module not loaded');
+	return fresh;
+}
+
+/**
+ * The same trigger in a new n8n process: the node's modules loaded afresh (nothing in memory), the
+ * same workflow, node, saved static data and executions in the database. Several workflows of one
+ * new process share one `nodeType` from `freshNodeType`.
+ */
+export async function inNewProcess(
+	emu: Emulator,
+	harness: TriggerHarness,
+	trigger: 'polling' | 'webhook' = 'polling',
+	extra: Pick<HarnessOptions, 'webhookBaseUrl' | 'credentials' | 'nodeType'> = {},
+): Promise<TriggerHarness> {
 	const { node, staticData, workflowId, executionKeys } = harness;
 	return await makeHarness(emu, {
-		nodeType: fresh,
+		nodeType: extra.nodeType ?? freshNodeType(trigger),
 		parameters: node.parameters,
 		workflowId,
 		nodeId: node.id,
@@ -95,6 +104,7 @@ export async function inNewProcess(
 	});
 }
 
+type FeedModule = typeof import('../../nodes/ServiceBotPollingTrigger/feed');
 type PollingModule = typeof import('../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node');
 type WebhookModule = typeof import('../../nodes/ServiceBotTrigger/ServiceBotTrigger.node');
 

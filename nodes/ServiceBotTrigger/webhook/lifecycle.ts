@@ -18,7 +18,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { callMethod, pause } from '../../shared/transport';
 import type { Run } from '../../shared/trigger/identity';
 import { fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
-import { describePoller, pollerOf } from '../../shared/trigger/pollers';
+import type { Holder } from '../../shared/trigger/holders';
+import { describeWorkflows, forgetHolder, holdersOf, recordHolder } from '../../shared/trigger/holders';
 import type { WebhookOptions } from '../../shared/trigger/settings';
 import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
@@ -68,6 +69,11 @@ export function registeredSecretDigests(ctx: IWebhookFunctions): string[] {
 	const record = readRecord(ctx);
 	if (record?.run !== 'production') return [];
 	return [record.secretDigest, record.sharedSecretDigest].filter((digest): digest is string => typeof digest === 'string');
+}
+
+/** This trigger as a holder of its bot (holders.ts), for the words of errors and the trigger panel. */
+function holderOf(ctx: IHookFunctions): Holder {
+	return { holding: 'webhook', workflowId: String(ctx.getWorkflow().id ?? ''), workflowName: ctx.getWorkflow().name ?? '', nodeName: ctx.getNode().name };
 }
 
 function forgetRecord(ctx: IHookFunctions): void {
@@ -156,9 +162,11 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const { url: current = '' } = await webhookInfo(this);
 	const listeners = listenersOf(current, plan.origin, plan.self);
 	if (!listeners || !among(listeners, plan.self)) return false;
-	if (listeners.length > 1) return true;
 	const record = readRecord(this);
-	return record !== undefined && sameUrl(record.url, plan.url) && record.tag === plan.tag;
+	const exists = listeners.length > 1 || (record !== undefined && sameUrl(record.url, plan.url) && record.tag === plan.tag);
+	// n8n asks at every start: a published workflow whose webhook is in place holds the bot again.
+	if (exists && plan.run === 'production') recordHolder(plan.token, holderOf(this));
+	return exists;
 }
 
 export async function create(this: IHookFunctions): Promise<boolean> {
@@ -166,11 +174,11 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const node = this.getNode();
 	const record: RegistrationRecord = { url: plan.url, tag: plan.tag, run: plan.run };
 	record.sharedSecretDigest = secretDigest(sharedSecret(plan.token, webhookIdOf(plan.self) ?? '', plan.run));
-	const poller = pollerOf(plan.token);
-	if (poller) {
+	const pollers = holdersOf(plan.token, 'polling');
+	if (pollers.length > 0) {
 		throw new NodeOperationError(
 			node,
-			`The published workflow ${describePoller(poller)} polls this bot (Service Bot Polling Trigger), and a bot that is polled cannot have a webhook. Unpublish it first; to have both workflows on this bot, use the Service Bot Trigger in both (webhook delivery serves several workflows)`,
+			`The published ${describeWorkflows(pollers)} ${pollers.length > 1 ? 'poll' : 'polls'} this bot (Service Bot Polling Trigger), and a bot that is polled cannot have a webhook. Unpublish ${pollers.length > 1 ? 'them' : 'it'} first, or use the same trigger in every workflow of this bot (both kinds serve several workflows, each kind alone)`,
 		);
 	}
 
@@ -222,6 +230,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		listeners = now;
 	}
 	this.getWorkflowStaticData('node')[REGISTRATION_KEY] = record as unknown as IDataObject;
+	if (plan.run === 'production') recordHolder(plan.token, holderOf(this));
 	return true;
 }
 
@@ -240,7 +249,9 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 		url = registeredUrl(this);
 		const token = await requireToken(this);
 		// delete() runs in mode 'internal' for both; the URL n8n gives is the registration's own.
-		const self = listenerOf(url, record?.run ?? 'production');
+		const run = record?.run ?? 'production';
+		if (run === 'production') forgetHolder(token, holderOf(this));
+		const self = listenerOf(url, run);
 		const origin = new URL(url).origin;
 		for (let write = 1; write <= MAX_WRITES; write++) {
 			const info = await webhookInfo(this);

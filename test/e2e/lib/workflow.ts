@@ -52,15 +52,20 @@ export function webhookTrigger(
 	};
 }
 
-/** Service Bot Polling Trigger on messages, the update as it came. */
-export function pollingTrigger(node: Placed & { credentialId: string }): WorkflowNode {
+/**
+ * Service Bot Polling Trigger: on messages, the update as it came (version 1), unless told otherwise
+ * (Trigger On, options, version 2 as the editor adds it today).
+ */
+export function pollingTrigger(
+	node: Placed & { credentialId: string; updates?: string[]; options?: Record<string, unknown>; typeVersion?: 1 | 2 },
+): WorkflowNode {
 	return {
 		id: node.id,
 		name: node.name,
 		type: `${PACKAGE_NAME}.serviceBotPollingTrigger`,
-		typeVersion: 1,
+		typeVersion: node.typeVersion ?? 1,
 		position: node.position,
-		parameters: { updates: ['message'], options: {} },
+		parameters: { updates: node.updates ?? ['message'], options: { ...node.options } },
 		credentials: serviceBotCredentials(node.credentialId),
 	};
 }

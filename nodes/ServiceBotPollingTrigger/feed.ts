@@ -1,0 +1,413 @@
+/**
+ * One `getUpdates` consumer per bot in this n8n, shared by every polling trigger of the bot: the
+ * published workflows and the editor's tests. A bot serves one poller at a time (a second one gets
+ * 409), so workflows cannot each poll; instead the first trigger of a bot starts a feed, the others
+ * join it, and every update the feed fetches is offered to each of them in the service's order.
+ * n8n runs every published trigger() on its (leader) main, so memory is where they meet.
+ *
+ * Acknowledgement. `getUpdates` with offset N tells the service that every update below N is done.
+ * Each published trigger keeps its own next offset (in its static data, saved with its emit, see
+ * poll.ts); the feed asks with the smallest of them, so the service keeps an update until every
+ * published trigger was handed it. A trigger joining a running feed starts where the feed is, as a
+ * workflow published later starts with the updates that arrive after it; one that was published
+ * before (a restart) starts at its own offset. Tests never hold the offset back, and move it only
+ * when no published trigger polls the bot (poll.ts).
+ *
+ * Errors never escape the loop (an unawaited rejection could take n8n down). A network error, a 5xx
+ * or a 429 waits (429: `retry_after`; else 1 s doubling to 30 s) and tries again, for as long as a
+ * trigger is joined. A 401 ends the feed for every trigger with n8n's `emitError` (n8n then retries
+ * each activation with its own backoff and shows the error), unless the credential now holds another
+ * token. A 409 with a webhook set ends it the same way; a 409 from another consumer (another n8n,
+ * another program, two n8n leaders during a hand-over) is retried and reported only if it lasts.
+ *
+ * The last trigger leaving aborts the open long poll and any wait at once, and the feed tells the
+ * service what was handed to published triggers since the last poll, so the workflow published next
+ * on this bot does not get those updates again.
+ */
+import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { ServiceFailure } from '../shared/transport';
+import { callMethod, failureOf, pause, rereadToken } from '../shared/transport';
+import type { ChatAnswer } from '../shared/trigger/answers';
+import type { Holder } from '../shared/trigger/holders';
+import { describeWorkflows, holdersOf } from '../shared/trigger/holders';
+import { fingerprint, keyed } from '../shared/trigger/identity';
+import type { PollingOptions } from '../shared/trigger/settings';
+import { ALLOWED_UPDATES } from '../shared/trigger/settings';
+import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
+
+/** How the loop waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
+export const POLL_TIMING = {
+	/** First wait after a failure; doubles up to `backoffMaxMs`. */
+	backoffStartMs: 1000,
+	backoffMaxMs: 30_000,
+	/** Longest `retry_after` honoured as is; a longer one is capped (the loop tries again sooner). */
+	retryAfterMaxMs: 300_000,
+	/** How long conflicts with another poller may last before they are reported. */
+	conflictReportMs: 60_000,
+	/** Pause after an empty answer that came back early (no long poll), so the loop never spins. */
+	idlePauseMs: 1000,
+	/**
+	 * How long a feed that started from a saved offset acknowledges nothing beyond it. When n8n starts,
+	 * it publishes its workflows one after another; a workflow joining a few seconds after the first
+	 * must still find the updates that arrived while n8n was down.
+	 */
+	startGraceMs: 15_000,
+};
+
+/** Warnings of a lasting failure: the first, then every `WARN_EVERY`-th. */
+const WARN_EVERY = 10;
+
+/** The wait after the `attempt`-th failure in a row (from 1): doubling from the start, capped. */
+export function backoff(attempt: number): number {
+	return Math.min(POLL_TIMING.backoffStartMs * 2 ** Math.min(attempt - 1, 16), POLL_TIMING.backoffMaxMs);
+}
+
+/** The wait after the `failures`-th failed getUpdates in a row: what a 429 asks (capped), else the backoff. */
+export function retryWait(failure: ServiceFailure | undefined, failures: number): number {
+	if (failure?.kind === 'refused' && failure.status === 429) {
+		const asked = failure.retryAfterSeconds;
+		return Math.min(asked !== undefined && asked >= 0 ? asked * 1000 : POLL_TIMING.backoffStartMs, POLL_TIMING.retryAfterMaxMs);
+	}
+	return backoff(failures);
+}
+
+export function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+export function tokenRefused(ctx: ITriggerFunctions): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		'The service refused the bot token (401 Unauthorized): check the access token in the Service Bot API credential',
+	);
+}
+
+/** The bot has a webhook; `holders` are the published workflows of this n8n that receive through it. */
+export function webhookConflict(ctx: ITriggerFunctions, shownUrl: string, holders: readonly Holder[]): NodeOperationError {
+	if (holders.length > 0) {
+		const them = holders.length > 1 ? 'them' : 'it';
+		return new NodeOperationError(
+			ctx.getNode(),
+			`The published ${describeWorkflows(holders)} ${holders.length > 1 ? 'receive' : 'receives'} this bot's updates through its webhook (Service Bot Trigger), and a bot with a webhook cannot be polled. Use the Service Bot Trigger in this workflow too (several workflows share a bot that way), or unpublish ${them} first`,
+		);
+	}
+	return new NodeOperationError(
+		ctx.getNode(),
+		`The bot has a webhook (${shownUrl}), and a bot with a webhook cannot be polled. Remove it where it was set (unpublish the workflow whose Service Bot Trigger owns it, or run Delete Webhook), use the Service Bot Trigger (webhook delivery) instead, or turn on "Delete Existing Webhook" in this trigger's options`,
+	);
+}
+
+function pollerConflict(ctx: ITriggerFunctions): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		'Another consumer is polling this bot (another n8n, or another program with this bot token). A bot serves one poller at a time, and the workflows of one n8n share it: stop the other consumer, or use another bot',
+	);
+}
+
+/** A polling trigger joined to its bot's feed (poll.ts). */
+export interface FeedMember {
+	readonly ctx: ITriggerFunctions;
+	/** The editor's test: never holds the offset back, never brings answers. */
+	readonly test: boolean;
+	readonly options: PollingOptions;
+	/** The update this trigger needs next; below it, updates are not offered to it. */
+	next: number | undefined;
+	/**
+	 * Takes one update (its id is `next` or above). Returns an answer to a waiting execution when this
+	 * trigger was asked to bring answers and the update is one: the feed brings it, after acknowledging.
+	 */
+	take(body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<ChatAnswer | undefined>;
+	/** Whether it wants no more updates (a test that showed its update). */
+	readonly done: boolean;
+}
+
+function updateIdOf(body: unknown): number | undefined {
+	const id = typeof body === 'object' && body !== null ? (body as IDataObject).update_id : undefined;
+	return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : undefined;
+}
+
+export class BotFeed {
+	private readonly controller = new AbortController();
+	private running: Promise<void> = Promise.resolve();
+	private readonly members: FeedMember[] = [];
+	/** Every update below it was handed to the published triggers or acknowledged. */
+	private position: number | undefined;
+	/** The offset the service was last given, i.e. what it knows is done. */
+	private acknowledged: number | undefined;
+	/** Answers to waiting executions in updates below it were brought (or left) by a published trigger. */
+	private answered: number | undefined;
+	private readonly name: string;
+	/** When the feed started and the offset it first asked with (see `startGraceMs`). */
+	private readonly startedAt = Date.now();
+	private startOffset: number | undefined;
+	private started = false;
+
+	constructor(
+		private readonly key: string,
+		/** The bot token the loop polls with: the credential's, read again when the service refuses it. */
+		private token: string,
+		first: FeedMember,
+	) {
+		this.name = `Service Bot Polling Trigger "${first.ctx.getNode().name}"`;
+		this.members.push(first);
+	}
+
+	/** The published triggers joined, in the order they joined. */
+	get published(): FeedMember[] {
+		return this.members.filter((member) => !member.test);
+	}
+
+	/** Adds a trigger: it starts where the feed is, or at its own stored offset. */
+	join(member: FeedMember): void {
+		member.next ??= this.position;
+		this.members.push(member);
+	}
+
+	/** Removes a trigger; the last one ends the feed and acknowledges what was handed out. */
+	async leave(member: FeedMember): Promise<void> {
+		const index = this.members.indexOf(member);
+		if (index < 0) return;
+		this.members.splice(index, 1);
+		if (this.members.length > 0) return;
+		this.end();
+		await this.running;
+		const offset = this.position;
+		if (offset === undefined || offset === this.acknowledged) return;
+		await this.acknowledge(offset, 'when stopping', member.ctx);
+	}
+
+	start(): void {
+		this.running = this.loop().catch((error: unknown) => {
+			// The loop catches everything it expects; anything else ends polling visibly, never unhandled.
+			this.report((ctx) => new NodeOperationError(ctx.getNode(), `Polling stopped: ${messageOf(error)}`));
+		});
+	}
+
+	private get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+
+	private end(): void {
+		if (feeds.get(this.key) === this) feeds.delete(this.key);
+		this.controller.abort();
+	}
+
+	/** The trigger whose credential and helpers the feed's requests use (a published one first). */
+	private get caller(): ITriggerFunctions | undefined {
+		return (this.published[0] ?? this.members[0])?.ctx;
+	}
+
+	/** Ends the feed for every trigger: each gets the error through n8n's emitError. */
+	private report(errorFor: (ctx: ITriggerFunctions) => Error): void {
+		this.end();
+		for (const member of this.members.splice(0)) member.ctx.emitError(errorFor(member.ctx));
+	}
+
+	/** The offset to ask with: the smallest need of the published triggers; without them, the position. */
+	private requestOffset(): number | undefined {
+		const needs = this.published.map((member) => member.next).filter((next): next is number => next !== undefined);
+		const offset = needs.length > 0 ? Math.min(...needs) : this.position;
+		return this.holding && offset !== undefined ? Math.min(offset, this.startOffset ?? offset) : offset;
+	}
+
+	/** Only a feed that started from a saved offset holds (n8n restarting, or a workflow published again). */
+	private get holding(): boolean {
+		return this.startOffset !== undefined && Date.now() - this.startedAt < POLL_TIMING.startGraceMs;
+	}
+
+	private request(offset: number | undefined): IDataObject {
+		const body: IDataObject = {
+			limit: Math.max(...this.members.map((member) => member.options.limit)),
+			timeout: this.longPollTimeout(),
+		};
+		if (offset !== undefined) body.offset = offset;
+		// Tests alone leave the bot's persistent update types alone: narrowing them would make the
+		// service drop updates a workflow published later expects.
+		if (this.published.length > 0) body.allowed_updates = [...ALLOWED_UPDATES];
+		return body;
+	}
+
+	private longPollTimeout(): number {
+		return Math.min(...this.members.map((member) => member.options.longPollTimeout));
+	}
+
+	/**
+	 * Tells the service that every update below `offset` is done: a getUpdates that waits for nothing.
+	 * A failure is not an error: the updates come again.
+	 */
+	async acknowledge(offset: number, when: string, ctx = this.caller): Promise<void> {
+		if (!ctx) return;
+		const body: IDataObject = { offset, limit: 1, timeout: 0 };
+		if (this.published.length > 0) body.allowed_updates = [...ALLOWED_UPDATES];
+		try {
+			await callMethod(ctx, 'getUpdates', body, { idempotent: true, retry: { rateLimitRetries: 0, transientRetries: 0 } });
+			this.acknowledged = offset;
+			this.position = Math.max(this.position ?? 0, offset);
+		} catch (error) {
+			ctx.logger.debug(`${this.name}: could not acknowledge the updates below ${offset} ${when}: ${messageOf(error)}`);
+		}
+	}
+
+	private async loop(): Promise<void> {
+		let failures = 0;
+		/** Batches in a row that moved nothing on. */
+		let stuck = 0;
+		let conflictSince: number | undefined;
+		while (!this.signal.aborted) {
+			const ctx = this.caller;
+			if (!ctx) return;
+			const offset = this.requestOffset();
+			if (!this.started) {
+				this.started = true;
+				this.startOffset = offset;
+			}
+			const asked = Date.now();
+			let result: unknown;
+			try {
+				result = await callMethod(ctx, 'getUpdates', this.request(offset), {
+					idempotent: true,
+					longPollSeconds: this.longPollTimeout(),
+					abortSignal: this.signal,
+					// The loop waits and retries itself, abortably.
+					retry: { rateLimitRetries: 0, transientRetries: 0 },
+				});
+			} catch (error) {
+				if (this.signal.aborted) return;
+				failures++;
+				const failure = failureOf(error);
+				const status = failure?.kind === 'refused' ? failure.status : undefined;
+				if (status === 401) {
+					// The token was changed in the credential (after a leak) while the workflows stay published:
+					// go on with the new one, for the same bot (its offsets and keys stay).
+					const current = failures === 1 ? await rereadToken(ctx) : this.token;
+					if (current === this.token) return this.report(tokenRefused);
+					ctx.logger.info(`${this.name}: the bot token in the credential was changed; polling with the new one`);
+					this.token = current;
+					continue;
+				}
+				if (status === 409) {
+					const webhook = await this.webhookSetMeanwhile(ctx);
+					if (webhook !== undefined) return this.report((member) => webhookConflict(member, webhook, holdersOf(this.token, 'webhook')));
+					conflictSince ??= Date.now();
+					if (this.published.length === 0 || Date.now() - conflictSince >= POLL_TIMING.conflictReportMs) return this.report(pollerConflict);
+				}
+				const wait = retryWait(failure, failures);
+				if (failures === 1 || failures % WARN_EVERY === 0) {
+					ctx.logger.warn(`${this.name}: getUpdates failed (${failures}× in a row): ${messageOf(error)}. Trying again in ${Math.round(wait / 100) / 10} s`);
+				}
+				await pause(wait, this.signal);
+				continue;
+			}
+			this.acknowledged = offset;
+			if (failures > 0) ctx.logger.info(`${this.name}: polling works again after ${failures} failed attempts`);
+			failures = 0;
+			conflictSince = undefined;
+
+			const updates = Array.isArray(result) ? [...(result as unknown[])] : [];
+			if (updates.length === 0) {
+				// An empty answer long before the long poll's end: no long poll happened (timeout 0, or a
+				// service that answers "nothing" while a webhook is set). Never spin.
+				const timeout = this.longPollTimeout();
+				if (timeout === 0 || Date.now() - asked < (timeout * 1000) / 2) {
+					if (timeout > 0) {
+						const webhook = await this.webhookSetMeanwhile(ctx);
+						if (webhook !== undefined) return this.report((member) => webhookConflict(member, webhook, holdersOf(this.token, 'webhook')));
+					}
+					await pause(POLL_TIMING.idlePauseMs, this.signal);
+				}
+				continue;
+			}
+			await this.handOut(updates);
+			if (this.signal.aborted) return;
+			if (this.requestOffset() !== offset) {
+				stuck = 0;
+				continue;
+			}
+			// Nothing moved on: the feed is young (see `startGraceMs`), or only tests listen and the waiting
+			// updates are not theirs (look again later), or entries without an update_id came, which cannot
+			// be acknowledged: ask less and less often.
+			if (this.holding || this.published.length === 0) {
+				await pause(POLL_TIMING.idlePauseMs, this.signal);
+				continue;
+			}
+			stuck++;
+			const wait = backoff(stuck);
+			if (stuck === 1 || stuck % WARN_EVERY === 0) {
+				ctx.logger.warn(`${this.name}: the service keeps sending entries that are not updates (no update_id); they cannot be acknowledged. Asking again in ${Math.round(wait / 100) / 10} s`);
+			}
+			await pause(wait, this.signal);
+		}
+	}
+
+	/**
+	 * Offers each update, in order, to every trigger that needs it; the first published one brings
+	 * answers to waiting executions, after the service was told the update is done (brought twice —
+	 * n8n stopping before the next poll —, its person would be told the question was answered already;
+	 * an answer that is lost can simply be given again).
+	 */
+	private async handOut(updates: unknown[]): Promise<void> {
+		for (const body of updates) {
+			if (this.signal.aborted) return;
+			const updateId = updateIdOf(body);
+			const takers = this.members.filter((member) => !member.done && (updateId === undefined || member.next === undefined || updateId >= member.next));
+			// An update offered again (to a trigger that joined behind the others) had its answer brought already.
+			const bringer = updateId === undefined || updateId >= (this.answered ?? 0) ? takers.find((member) => !member.test) : undefined;
+			if (bringer && updateId !== undefined) this.answered = updateId + 1;
+			let answer: ChatAnswer | undefined;
+			for (const member of takers) {
+				// A trigger that left meanwhile (unpublished) must not start an execution any more.
+				if (!this.members.includes(member)) continue;
+				try {
+					answer = (await member.take(body, updateId, member === bringer)) ?? answer;
+				} catch (error) {
+					// One trigger's failure must not cost the others their updates.
+					member.ctx.logger.warn(`Service Bot Polling Trigger "${member.ctx.getNode().name}": could not take update ${updateId ?? '(no id)'}: ${messageOf(error)}`);
+				}
+				if (updateId !== undefined) member.next = Math.max(member.next ?? 0, updateId + 1);
+			}
+			if (updateId !== undefined && bringer) this.position = Math.max(this.position ?? 0, updateId + 1);
+			if (answer) {
+				const offset = this.requestOffset();
+				if (offset !== undefined) await this.acknowledge(offset, 'before bringing an answer');
+				this.caller?.logger.debug(`${this.name}: update ${updateId ?? '(no id)'} not run: ${await answer.bring()}`);
+			}
+		}
+	}
+
+	/** The webhook's URL as shown when the bot got one while it is polled (a failed look counts as none). */
+	private async webhookSetMeanwhile(ctx: ITriggerFunctions): Promise<string | undefined> {
+		const webhook = await webhookInfo(ctx, this.signal).then(
+			(info) => info.url ?? '',
+			() => '',
+		);
+		return webhook === '' ? undefined : displayUrl(webhook, this.token);
+	}
+}
+
+/** The running feeds of this n8n process, by bot. */
+const feeds = new Map<string, BotFeed>();
+
+function botKey(token: string): string {
+	return fingerprint('polled-bot', keyed(token, 'bot:v1', []));
+}
+
+/** The feed of this bot in this n8n, if one runs. */
+export function feedOf(token: string): BotFeed | undefined {
+	return feeds.get(botKey(token));
+}
+
+/** Joins the bot's feed, starting one when none runs. */
+export function joinFeed(token: string, member: FeedMember): BotFeed {
+	const key = botKey(token);
+	const running = feeds.get(key);
+	if (running) {
+		running.join(member);
+		return running;
+	}
+	const feed = new BotFeed(key, token, member);
+	feeds.set(key, feed);
+	feed.start();
+	return feed;
+}
