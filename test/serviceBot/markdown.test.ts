@@ -160,6 +160,25 @@ describe('Parse Mode "Markdown From AI" through the node: what the service recei
 		expect(ctx.emu.callsTo('sendPhoto')[0].body).toMatchObject({ parse_mode: 'HTML', caption: '<b>Damaged</b> box, see <i>left</i> side' });
 	});
 
+	test('when the service still refuses the formatting, the answer is sent once more as plain text (what a reader would see), and the output says so', async () => {
+		// A service whose formatting rules differ from the spec's (here: it refuses the first try).
+		ctx.emu.injectFault({ kind: 'status', status: 400, method: 'sendMessage', description: "Bad Request: can't parse entities: unsupported start tag \"pre\" at byte offset 21" });
+		const output = await runOk(ctx, { resource: 'message', operation: 'sendMessage', chatId: byId(ctx.d.privateChatId), text: answer, additionalFields: { parseMode: 'markdownFromAi' } });
+		const calls = ctx.emu.callsTo('sendMessage');
+		expect(calls.map((call) => call.status)).toEqual([400, 200]);
+		expect(calls[1].body).not.toHaveProperty('parse_mode');
+		expect(calls[1].body.text).toBe(['Your plan', '', 'Plan | Price', '-----+------', 'Pro  | 12 €', '', 'Reply yes & we switch you <now>.'].join('\n'));
+		expect(output).toHaveLength(1);
+		expect(output[0].json).toMatchObject({ text: calls[1].body.text, sentAsPlainText: true });
+	});
+
+	test('any other refusal is not answered by a plain resend: the error stays the service\'s', async () => {
+		ctx.emu.injectFault({ kind: 'status', status: 400, method: 'sendMessage', description: 'Bad Request: chat not found' });
+		const result = await run(ctx, { resource: 'message', operation: 'sendMessage', chatId: byId(ctx.d.privateChatId), text: answer, additionalFields: { parseMode: 'markdownFromAi' } });
+		expect(result.error?.message).toContain('chat not found');
+		expect(ctx.emu.callsTo('sendMessage')).toHaveLength(1);
+	});
+
 	test('with Split Long Text a long answer goes out in parts the service all accepts, none cut inside formatting', async () => {
 		const max = LIMITS.messageText.max;
 		const long = Array.from({ length: 900 }, (_, index) => `- item **${index}** with \`code ${index}\` and a [link](https://example.com/${index})`).join('\n');

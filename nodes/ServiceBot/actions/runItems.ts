@@ -13,6 +13,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { callMethod, refusalStatus } from '../../shared/transport';
 import { readBody } from '../parameters/body';
+import { formattingRefused, withMarkdownConverted, withoutFormatting } from '../parameters/markdown';
 import type { ItemContext } from '../parameters/param';
 import { nodeParameter } from '../parameters/param';
 import type { Method, PreparedRequest } from '../resources/method';
@@ -45,8 +46,11 @@ export function methodOperation(method: Method, version: number): ItemOperation 
 		...method,
 		hasItemOptions: (method.options?.length ?? 0) > 0 || method.output.kind === 'list',
 		requests(item) {
-			const body = readBody(item, method.params, version);
-			return method.requests ? method.requests(body, item) : [{ method: method.name, body }];
+			const read = readBody(item, method.params, version);
+			// Converted before a long text is split, so the parts are cut where formatting is whole.
+			const body = withMarkdownConverted(read);
+			const requests = method.requests ? method.requests(body, item) : [{ method: method.name, body }];
+			return body === read ? requests : requests.map((request) => ({ ...request, plain: withoutFormatting(request.body) }));
 		},
 	};
 }
@@ -195,12 +199,25 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 			run: async (itemIndex) => {
 				for (const request of requests[itemIndex] ?? []) {
 					const longPoll = operation.longPollParam ? request.body[operation.longPollParam] : undefined;
-					const result = await callMethod(this, request.method, request.body, {
-						itemIndex,
-						idempotent: operation.idempotent === true,
-						longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
-					});
+					const send = async (body: IDataObject): Promise<unknown> =>
+						await callMethod(this, request.method, body, {
+							itemIndex,
+							idempotent: operation.idempotent === true,
+							longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
+						});
+					let result: unknown;
+					let sentAsPlainText = false;
+					try {
+						result = await send(request.body);
+					} catch (error) {
+						// A refusal of the formatting sent nothing: the text goes out plain rather than not at all.
+						if (!request.plain || !formattingRefused(error)) throw error;
+						this.logger.warn(`Service Bot "${this.getNode().name}": the service refused the formatting of item ${itemIndex} (${(error as Error).message}); sent it as plain text`);
+						result = await send(request.plain);
+						sentAsPlainText = true;
+					}
 					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex));
+					if (sentAsPlainText) for (const json of shaped) json.sentAsPlainText = true;
 					(outputs[itemIndex] ??= []).push(...shaped);
 				}
 			},

@@ -10,7 +10,6 @@ import type { ReadItem } from './kind';
 import { PARAM_KINDS } from './kinds';
 import type { ItemContext, Param } from './param';
 import { fieldName, isEmpty, isInVersion, nodeParameter, removalFieldName } from './param';
-import { withMarkdownConverted } from './markdown';
 
 /** Optional parameters live in "Additional Fields", unless their kind has fields of its own (the keyboard). */
 function inAdditionalFields(param: Param): boolean {
@@ -96,5 +95,5 @@ export function readBody(context: ItemContext, params: readonly Param[], version
 		const value = readParam(item, param, additional);
 		if (value !== undefined) body[param.name] = value as IDataObject[keyof IDataObject];
 	}
-	return withMarkdownConverted(body);
+	return body;
 }

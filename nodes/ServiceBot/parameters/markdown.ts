@@ -9,6 +9,8 @@
 
 import type { IDataObject } from 'n8n-workflow';
 
+import { failureOf } from '../../shared/transport';
+
 /** The parse mode value of Markdown from a chat model: converted here, sent as HTML. */
 export const MARKDOWN_FROM_AI = 'markdownFromAi';
 
@@ -276,4 +278,31 @@ export function withMarkdownConverted(body: IDataObject): IDataObject {
 		if (typeof body[field] === 'string') converted[field] = markdownToHtml(body[field]);
 	}
 	return converted;
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"' };
+
+/** What a reader sees of the service's HTML: the tags gone, the entities as their characters. */
+export function visibleText(html: string): string {
+	return html.replace(/<[^>]*>/g, '').replace(/&(amp|lt|gt|quot);/g, (_, name: string) => ENTITIES[name]);
+}
+
+/**
+ * The same request without its formatting: its text (or caption) as a reader would have seen it, and
+ * no parse mode. Sent when the service refuses the converted HTML after all (a service whose rules
+ * differ from the spec's), so a model's answer is never lost to formatting.
+ */
+export function withoutFormatting(body: IDataObject): IDataObject {
+	const plain: IDataObject = { ...body };
+	delete plain.parse_mode;
+	for (const field of ['text', 'caption']) {
+		if (typeof body[field] === 'string') plain[field] = visibleText(body[field]);
+	}
+	return plain;
+}
+
+/** Whether the service refused a request for its formatting ("Bad Request: can't parse entities: …"). */
+export function formattingRefused(error: unknown): boolean {
+	const failure = failureOf(error);
+	return failure?.kind === 'refused' && failure.status === 400 && /can't parse entities/i.test(failure.description);
 }

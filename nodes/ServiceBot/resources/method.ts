@@ -32,6 +32,8 @@ export type Output =
 export interface PreparedRequest {
 	readonly method: string;
 	readonly body: IDataObject;
+	/** The same request without formatting, sent if the service refuses the formatting (Markdown From AI). */
+	readonly plain?: IDataObject;
 }
 
 export interface Method {
