@@ -205,17 +205,15 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 							idempotent: operation.idempotent === true,
 							longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
 						});
-					let result: unknown;
+					const { plain } = request;
 					let sentAsPlainText = false;
-					try {
-						result = await send(request.body);
-					} catch (error) {
-						// A refusal of the formatting sent nothing: the text goes out plain rather than not at all.
-						if (!request.plain || !formattingRefused(error)) throw error;
+					// A refusal of the formatting sent nothing: the text goes out plain rather than not at all.
+					const result = await send(request.body).catch(async (error: unknown) => {
+						if (!plain || !formattingRefused(error)) return await Promise.reject(error);
 						this.logger.warn(`Service Bot "${this.getNode().name}": the service refused the formatting of item ${itemIndex} (${(error as Error).message}); sent it as plain text`);
-						result = await send(request.plain);
 						sentAsPlainText = true;
-					}
+						return await send(plain);
+					});
 					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex));
 					if (sentAsPlainText) for (const json of shaped) json.sentAsPlainText = true;
 					(outputs[itemIndex] ??= []).push(...shaped);
