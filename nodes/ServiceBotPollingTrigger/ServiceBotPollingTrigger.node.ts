@@ -2,6 +2,7 @@ import type { INodeType, INodeTypeDescription, ITriggerFunctions, ITriggerRespon
 
 import { DOCUMENTATION_URL, LIMITS } from '../shared/spec';
 import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollections, triggerOn } from '../shared/trigger/description';
+import { GROUP_MESSAGES_SECONDS } from '../shared/trigger/settings';
 import { startPolling } from './poll';
 
 /**
@@ -40,6 +41,15 @@ export class ServiceBotPollingTrigger implements INodeType {
 					default: false,
 					description:
 						'Whether to delete the bot\'s webhook when the trigger starts. A bot with a webhook cannot be polled; whatever the webhook delivered to stops receiving updates.',
+				},
+				{
+					displayName: 'Group Messages Within',
+					name: 'groupMessagesSeconds',
+					type: 'number',
+					typeOptions: { minValue: GROUP_MESSAGES_SECONDS.min, maxValue: GROUP_MESSAGES_SECONDS.max },
+					default: 0,
+					description:
+						'Seconds (0 to 60) to gather the messages one user sends to one chat into one execution, so three quick messages start one AI agent run: it runs once the user has been quiet that long, with the texts joined in order in text and chatInput and every update in updates. 0 runs each message at once. Clicks always run at once.',
 				},
 				{
 					displayName: 'Long Poll Timeout',

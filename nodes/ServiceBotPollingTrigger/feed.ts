@@ -115,6 +115,11 @@ export interface FeedMember {
 	/** The update this trigger needs next; below it, updates are not offered to it. */
 	next: number | undefined;
 	/**
+	 * The first update it took but has not run yet (messages it groups): the service must keep it, so
+	 * that n8n stopping hard before the run fetches it again.
+	 */
+	readonly held: number | undefined;
+	/**
 	 * Takes one update (its id is `next` or above). Returns an answer to a waiting execution when this
 	 * trigger was asked to bring answers and the update is one: the feed brings it, after acknowledging.
 	 */
@@ -207,7 +212,9 @@ export class BotFeed {
 
 	/** The offset to ask with: the smallest need of the published triggers; without them, the position. */
 	private requestOffset(): number | undefined {
-		const needs = this.published.map((member) => member.next).filter((next): next is number => next !== undefined);
+		const needs = this.published
+			.map((member) => (member.held !== undefined && (member.next === undefined || member.held < member.next) ? member.held : member.next))
+			.filter((next): next is number => next !== undefined);
 		const offset = needs.length > 0 ? Math.min(...needs) : this.position;
 		return this.holding && offset !== undefined ? Math.min(offset, this.startOffset ?? offset) : offset;
 	}
@@ -325,10 +332,10 @@ export class BotFeed {
 				stuck = 0;
 				continue;
 			}
-			// Nothing moved on: the feed is young (see `startGraceMs`), or only tests listen and the waiting
-			// updates are not theirs (look again later), or entries without an update_id came, which cannot
-			// be acknowledged: ask less and less often.
-			if (this.holding || this.published.length === 0) {
+			// Nothing moved on: the feed is young (see `startGraceMs`), a trigger holds messages it groups,
+			// or only tests listen and the waiting updates are not theirs (look again later), or entries
+			// without an update_id came, which cannot be acknowledged: ask less and less often.
+			if (this.holding || this.published.length === 0 || this.published.some((member) => member.held !== undefined)) {
 				await pause(POLL_TIMING.idlePauseMs, this.signal);
 				continue;
 			}

@@ -23,10 +23,12 @@
 import type { IDataObject, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { callMethod, refusalStatus } from '../shared/transport';
+import { callMethod, pause, refusalStatus } from '../shared/transport';
 import type { ChatAnswer } from '../shared/trigger/answers';
 import { answerDesk } from '../shared/trigger/answers';
 import { deliverUpdate } from '../shared/trigger/deliver';
+import { groupedItem } from '../shared/trigger/output';
+import type { ReceivedUpdate } from '../shared/trigger/update';
 import type { DeliveryEnvironment } from '../shared/trigger/deliver';
 import { deliveryKey, fingerprint, identityOf, keyed, runOf } from '../shared/trigger/identity';
 import type { PollingOptions } from '../shared/trigger/settings';
@@ -70,6 +72,15 @@ async function ensureNoWebhook(ctx: ITriggerFunctions, options: PollingOptions, 
 	await callMethod(ctx, 'deleteWebhook', {});
 }
 
+/** One user's messages in one chat, gathered into one execution (Group Messages Within). */
+interface MessageGroup {
+	readonly updates: ReceivedUpdate[];
+	readonly firstId: number;
+	lastId: number;
+	/** When it runs unless another message comes first (which moves it on). */
+	deadline: number;
+}
+
 /** One polling trigger (a published workflow's, or the editor's test) as a member of its bot's feed. */
 class PollingMember implements FeedMember {
 	readonly test: boolean;
@@ -81,6 +92,10 @@ class PollingMember implements FeedMember {
 	private firstAnswer: number | undefined;
 	/** One-way key of the bot token, stored with the offset. */
 	private readonly botKey: string;
+	/** Messages being gathered, by chat and user; each has a waiter that runs it once the chat is quiet. */
+	private readonly groups = new Map<string, MessageGroup>();
+	private readonly waiters = new Set<Promise<void>>();
+	private readonly stopping = new AbortController();
 
 	constructor(
 		readonly ctx: ITriggerFunctions,
@@ -123,6 +138,12 @@ class PollingMember implements FeedMember {
 		this.ctx.emit([this.ctx.helpers.returnJsonArray([item])], undefined, undefined, deduplicationKey);
 	}
 
+	/** The first update of the messages being gathered, which the service must keep until they ran. */
+	get held(): number | undefined {
+		const firsts = [...this.groups.values()].map((group) => group.firstId);
+		return firsts.length > 0 ? Math.min(...firsts) : undefined;
+	}
+
 	async take(body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<ChatAnswer | undefined> {
 		const environment = bringsAnswers ? this.environment : { ...this.environment, answers: { ...this.environment.answers, brings: false } };
 		const delivery = await deliverUpdate(body, environment);
@@ -131,8 +152,11 @@ class PollingMember implements FeedMember {
 			return undefined;
 		}
 		if (this.test) return await this.show(delivery);
-		// Saved by n8n together with the next emit (n8n saves a trigger's static data on emit).
-		this.storeOffset(updateId + 1);
+		const gathered = delivery.run && this.gather(delivery.update);
+		// Saved by n8n together with the next emit (n8n saves a trigger's static data on emit); never
+		// beyond a message still gathered, so n8n stopping hard meanwhile fetches it again.
+		this.storeOffset(Math.min(updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
+		if (gathered) return undefined;
 		if (delivery.run) {
 			if (this.environment.settings.showTyping) showTyping(this.ctx, delivery.chatId);
 			this.emitUpdate(delivery.item, updateId);
@@ -141,6 +165,54 @@ class PollingMember implements FeedMember {
 		if ('answer' in delivery) return delivery.answer;
 		this.ctx.logger.debug(`${this.name}: update ${updateId} not run: ${delivery.reason}`);
 		return undefined;
+	}
+
+	/**
+	 * Group Messages Within: a user's message joins the messages they sent to this chat in the last
+	 * N seconds (or starts them), and they run together once the user has been quiet for N seconds.
+	 * Clicks and other updates run at once. Returns whether the update was gathered.
+	 */
+	private gather(update: ReceivedUpdate): boolean {
+		const seconds = this.options.groupMessagesSeconds;
+		if (seconds === 0 || update.type !== 'message' || update.chatId === undefined || update.userId === undefined) return false;
+		const key = JSON.stringify([update.chatId, update.userId]);
+		const deadline = Date.now() + seconds * 1000;
+		const group = this.groups.get(key);
+		if (group) {
+			group.updates.push(update);
+			group.lastId = update.updateId;
+			group.deadline = deadline;
+			return true;
+		}
+		this.groups.set(key, { updates: [update], firstId: update.updateId, lastId: update.updateId, deadline });
+		const waiter = this.runWhenQuiet(key).catch((error: unknown) => {
+			this.ctx.logger.error(`${this.name}: could not run grouped messages: ${error instanceof Error ? error.message : String(error)}`);
+		});
+		this.waiters.add(waiter);
+		void waiter.finally(() => this.waiters.delete(waiter));
+		return true;
+	}
+
+	private async runWhenQuiet(key: string): Promise<void> {
+		for (;;) {
+			const group = this.groups.get(key);
+			if (!group) return;
+			const wait = group.deadline - Date.now();
+			if (wait <= 0 || this.stopping.signal.aborted) break;
+			await pause(wait, this.stopping.signal);
+		}
+		const group = this.groups.get(key);
+		if (!group) return;
+		this.groups.delete(key);
+		this.storeOffset(Math.min(this.next ?? group.lastId + 1, this.held ?? Number.POSITIVE_INFINITY));
+		if (this.environment.settings.showTyping) showTyping(this.ctx, group.updates[0].chatId);
+		this.emitUpdate(groupedItem(group.updates, this.environment.settings), group.lastId);
+	}
+
+	/** Unpublishing: the messages being gathered run now rather than never. */
+	async runGathered(): Promise<void> {
+		this.stopping.abort();
+		await Promise.all([...this.waiters]);
 	}
 
 	/**
@@ -191,6 +263,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	return {
 		closeFunction: async () => {
 			forget();
+			await member.runGathered();
 			await member.feed?.leave(member);
 		},
 	};

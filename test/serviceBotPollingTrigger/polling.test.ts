@@ -540,3 +540,68 @@ describe('the editor\'s test (Listen for Test Event)', () => {
 		expect(error?.message).toMatch(/^The bot has a webhook \(http:\/\/127\.0\.0\.1:9\/someone\)/);
 	});
 });
+
+describe('Group Messages Within: a user’s quick messages in one chat start one execution', () => {
+	async function grouping(seconds: number): Promise<RunningTrigger> {
+		return await start(await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), typeVersion: 2, parameters: { updates: ['*'], options: { groupMessagesSeconds: seconds } } }));
+	}
+
+	/** Resolves once the trigger has fetched every update up to `updateId` and asks again. */
+	async function fetched(updateId: number): Promise<void> {
+		const got = (call: RecordedCall): boolean => ((call.response as { result?: Array<{ update_id: number }> } | null)?.result ?? []).some((update) => update.update_id === updateId);
+		for (;;) {
+			const at = polls().findIndex(got);
+			if (at >= 0 && polls().length > at + 1) return;
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+	}
+
+	test('three quick messages of one user run once, texts joined in order and every update kept; another user’s message is a group of its own; a click runs at once', async () => {
+		// A window long enough that the three messages surely fall in it on a busy machine.
+		const trigger = await grouping(3);
+		const group = emu.demo.groupChatId;
+		const first = await say('I need help', group);
+		const second = await say('with my order', group);
+		const third = await say('#1042', group);
+		const other = await say('me too', group, emu.demo.otherUserId);
+		const messageId = await sendButton(emu, group, 'vote:yes');
+		const click = (await emu.userClicks({ chatId: group, userId: emu.demo.otherUserId, messageId, data: 'vote:yes' })).update_id;
+		await trigger.waitForEmits(3);
+
+		const items = emittedJson(trigger);
+		// The click did not wait; each user's messages ran once that user was quiet, the first user's first.
+		expect(items.map((item) => item.update_id)).toEqual([click, third, other]);
+		expect(items[2]).toMatchObject({ user_id: emu.demo.otherUserId, chatInput: 'me too' });
+		const grouped = items[1];
+		expect(grouped).toMatchObject({ chat_id: group, user_id: emu.demo.userId, text: 'I need help\nwith my order\n#1042', chatInput: 'I need help\nwith my order\n#1042', sessionId: group });
+		expect((grouped.updates as IDataObject[]).map((update) => update.update_id)).toEqual([first, second, third]);
+		expect(grouped.message_id).toBe((grouped.updates as Array<{ message: { message_id: number } }>)[2].message.message_id);
+	});
+
+	test('while messages are gathered the service keeps them (n8n stopping hard would fetch them again); once they ran, it is told they are done', async () => {
+		const trigger = await grouping(1);
+		const id = await say('hello');
+		await fetched(id);
+		expect(trigger.emitted).toEqual([]);
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
+		expect(trigger.errors).toEqual([]);
+		expect(logs.messages('warn')).toEqual([]);
+
+		await trigger.waitForEmits(1);
+		const next = await say('again');
+		await fetched(next);
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([next]);
+		await trigger.waitForEmits(2);
+		expect(emittedJson(trigger).map((item) => item.chatInput)).toEqual(['hello', 'again']);
+	});
+
+	test('unpublishing while messages are gathered runs them at once, not never', async () => {
+		const trigger = await grouping(60);
+		await say('one');
+		const last = await say('two');
+		await fetched(last);
+		await trigger.close();
+		expect(emittedJson(trigger).map((item) => item.chatInput)).toEqual(['one\ntwo']);
+		expect(emu.pendingUpdates()).toEqual([]);
+	});
+});

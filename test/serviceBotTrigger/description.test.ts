@@ -133,7 +133,9 @@ describe('Service Bot Polling Trigger description', () => {
 		expect(updates(pollingTrigger)).toEqual(updates(webhookTrigger));
 		const options = pollingTrigger.properties.find((property) => property.name === 'options') as INodeProperties;
 		const byName = new Map((options.options as INodeProperties[]).map((option) => [option.name, option]));
-		expect([...byName.keys()].sort()).toEqual(['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'longPollTimeout', 'showTyping', 'updatesPerRequest', 'userIds'].sort());
+		expect([...byName.keys()].sort()).toEqual(['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'groupMessagesSeconds', 'longPollTimeout', 'showTyping', 'updatesPerRequest', 'userIds'].sort());
+		// Off unless set, so saved workflows run every message at once as before.
+		expect(byName.get('groupMessagesSeconds')).toMatchObject({ default: 0, typeOptions: { minValue: 0 } });
 		// The spec's ranges (part 8: getUpdates timeout 0–50 s, limit 1–100) and the defaults.
 		expect(byName.get('longPollTimeout')).toMatchObject({ default: 45, typeOptions: { minValue: 0, maxValue: 50 } });
 		expect(byName.get('updatesPerRequest')).toMatchObject({ default: 100, typeOptions: { minValue: 1, maxValue: 100 } });

@@ -12,6 +12,7 @@ import type { Filters } from './filters';
 import { filteredOut } from './filters';
 import type { OutputShape } from './output';
 import { outputItem } from './output';
+import type { ReceivedUpdate } from './update';
 import { parseUpdate } from './update';
 
 export interface DeliverySettings extends Filters, OutputShape {
@@ -28,7 +29,7 @@ export interface DeliveryEnvironment {
 }
 
 export type Delivery =
-	| { readonly run: true; readonly updateId: number; readonly item: IDataObject; readonly chatId?: string }
+	| { readonly run: true; readonly updateId: number; readonly item: IDataObject; readonly chatId?: string; readonly update: ReceivedUpdate }
 	/** An answer to a waiting execution: the caller brings it (the poller first acknowledges it). */
 	| { readonly run: false; readonly updateId: number; readonly answer: ChatAnswer }
 	| {
@@ -58,5 +59,5 @@ export async function deliverUpdate(body: unknown, environment: DeliveryEnvironm
 	if (answer) return environment.answers.brings ? { run: false, updateId, answer } : { run: false, updateId, reason: LEFT_TO_PUBLISHED, leftAnswer: true };
 	const reason = filteredOut(update, environment.settings);
 	if (reason !== undefined) return { run: false, updateId, reason };
-	return { run: true, updateId, item: outputItem(update, environment.settings), chatId: update.chatId };
+	return { run: true, updateId, item: outputItem(update, environment.settings), chatId: update.chatId, update };
 }

@@ -38,3 +38,17 @@ export function outputItem(update: ReceivedUpdate, shape: OutputShape): IDataObj
 	}
 	return shape.addHandyFields || shape.agentInput ? item : update.body;
 }
+
+/**
+ * One item for messages grouped into one execution (the polling trigger's Group Messages Within):
+ * the last message's item (its message_id, to reply to), the texts joined in order with a newline as
+ * `text` and `chatInput`, and every update as received in `updates`.
+ */
+export function groupedItem(updates: readonly ReceivedUpdate[], shape: OutputShape): IDataObject {
+	const item: IDataObject = { ...outputItem(updates[updates.length - 1], shape) };
+	const text = updates.flatMap((update) => (update.text === undefined ? [] : [update.text])).join('\n');
+	if (shape.addHandyFields) item.text = text;
+	if (shape.agentInput) item.chatInput = text;
+	item.updates = updates.map((update) => update.body);
+	return item;
+}

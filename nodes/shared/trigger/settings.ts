@@ -24,6 +24,7 @@ interface Options {
 	deleteExistingWebhook?: boolean;
 	longPollTimeout?: number;
 	updatesPerRequest?: number;
+	groupMessagesSeconds?: number;
 }
 
 function optionsOf(ctx: TriggerContext): Options {
@@ -122,6 +123,9 @@ export function readWebhookOptions(ctx: TriggerContext): WebhookOptions {
 	};
 }
 
+/** How long Group Messages Within may gather a user's messages, in seconds (0: off). */
+export const GROUP_MESSAGES_SECONDS = { min: 0, max: 60 } as const;
+
 /** Polling's defaults when an option is not set (the same as the editor's). The long poll stays under the 60 s idle timeout of common proxies. */
 const POLLING_DEFAULTS = { longPollTimeout: 45, updatesPerRequest: LIMITS.updatesLimit.default } as const;
 
@@ -131,6 +135,8 @@ export interface PollingOptions {
 	readonly longPollTimeout: number;
 	/** Updates per getUpdates request. */
 	readonly limit: number;
+	/** Seconds a user's messages in one chat are gathered into one execution; 0: every message its own. */
+	readonly groupMessagesSeconds: number;
 }
 
 export function readPollingOptions(ctx: TriggerContext): PollingOptions {
@@ -140,6 +146,7 @@ export function readPollingOptions(ctx: TriggerContext): PollingOptions {
 		longPollTimeout:
 			wholeNumber(ctx, 'Long Poll Timeout', options.longPollTimeout, LIMITS.updatesTimeout) ?? POLLING_DEFAULTS.longPollTimeout,
 		limit: wholeNumber(ctx, 'Updates per Request', options.updatesPerRequest, LIMITS.updatesLimit) ?? POLLING_DEFAULTS.updatesPerRequest,
+		groupMessagesSeconds: wholeNumber(ctx, 'Group Messages Within', options.groupMessagesSeconds, GROUP_MESSAGES_SECONDS) ?? 0,
 	};
 }
 
