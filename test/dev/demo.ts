@@ -42,3 +42,21 @@ export function demoWorkflow(key: keyof typeof WORKFLOWS, demo: DemoIds): Record
 	const text = readFileSync(join(__dirname, 'workflows', WORKFLOWS[key].file), 'utf8');
 	return JSON.parse(text.split('__DEMO_CHAT_ID__').join(demo.privateChatId)) as Record<string, unknown>;
 }
+
+/**
+ * The AI support bot example: Polling Trigger → n8n's AI Agent (OpenAI Chat Model, Simple Memory, the
+ * Service Bot as a tool) → Send Message. Its chat model is the local stand-in (test/e2e/lib/chat-model.ts),
+ * reached through an OpenAI credential whose Base URL points at it.
+ */
+export const AI_EXAMPLE = { file: 'ai-support-bot.json', id: 'SvcBotAiSupport1' } as const;
+export const MODEL_CREDENTIAL_ID = 'SvcBotChatModel1';
+export const MODEL_CREDENTIAL_NAME = 'Chat model (local stand-in)';
+
+/** n8n's OpenAI credential, pointed at the stand-in (`baseUrl` ends in /v1). */
+export function modelCredential(baseUrl: string): Record<string, unknown> {
+	return { id: MODEL_CREDENTIAL_ID, name: MODEL_CREDENTIAL_NAME, type: 'openAiApi', data: { apiKey: 'stand-in', url: baseUrl } };
+}
+
+export function aiExampleWorkflow(): Record<string, unknown> {
+	return JSON.parse(readFileSync(join(__dirname, 'workflows', AI_EXAMPLE.file), 'utf8')) as Record<string, unknown>;
+}

@@ -21,7 +21,8 @@ import type { StoredMessage } from '../e2e/lib/emulator';
 import { installPackage, n8nInstall, pack } from '../e2e/lib/install';
 import { DEMO_OWNER, N8n } from '../e2e/lib/n8n';
 import { freePort, portInUse, sleep, stopAll, stopAllOnExit, waitFor } from '../e2e/lib/processes';
-import { WORKFLOWS, demoCredential, demoWorkflow } from './demo';
+import { startChatModel } from '../e2e/lib/chat-model';
+import { AI_EXAMPLE, MODEL_CREDENTIAL_NAME, WORKFLOWS, aiExampleWorkflow, demoCredential, demoWorkflow, modelCredential } from './demo';
 
 const bold = (text: string): string => (process.stdout.isTTY ? `\u001b[1m${text}\u001b[22m` : text);
 
@@ -74,9 +75,11 @@ async function main(): Promise<void> {
 	});
 	const n8nPort = portFromEnv('SERVICE_BOT_DEV_N8N_PORT', 5678);
 	const emulatorPort = portFromEnv('SERVICE_BOT_DEV_EMULATOR_PORT', 8081);
+	const modelPort = portFromEnv('SERVICE_BOT_DEV_MODEL_PORT', 8082);
 	for (const [port, variable] of [
 		[n8nPort, 'SERVICE_BOT_DEV_N8N_PORT'],
 		[emulatorPort, 'SERVICE_BOT_DEV_EMULATOR_PORT'],
+		[modelPort, 'SERVICE_BOT_DEV_MODEL_PORT'],
 	] as const) {
 		if (await portInUse(port)) {
 			throw new Error(`port ${port} on 127.0.0.1 is in use (another \`npm run dev\`?); choose another with ${variable}=…`);
@@ -98,11 +101,14 @@ async function main(): Promise<void> {
 	const emulator = await EmulatorProcess.start({ port: emulatorPort, logFile: join(logDir, 'emulator.log') });
 	say(`emulator running at ${emulator.baseUrl}`);
 	const demo = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
+	// The AI example's chat model: scripted answers, offline (test/e2e/lib/chat-model.ts).
+	const model = await startChatModel(modelPort);
+	say(`stand-in chat model running at ${model.baseUrl}`);
 
 	const n8n = new N8n({ install, userFolder, port: n8nPort, brokerPort: await freePort(), logDir });
 	say('importing the credential and the example workflows into n8n (each n8n command takes a few seconds)…');
-	await n8n.importCredentials([demoCredential(demo)]);
-	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo), demoWorkflow('approval', demo)]);
+	await n8n.importCredentials([demoCredential(demo), modelCredential(model.baseUrl)]);
+	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo), demoWorkflow('approval', demo), aiExampleWorkflow()]);
 	await n8n.publish(WORKFLOWS.demoBot.id);
 	say('starting n8n…');
 	await n8n.start();
@@ -122,7 +128,13 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
              "Service Bot: send a message with a keyboard"   open it and click "Execute workflow"
              "Service Bot: ask for approval in the chat"     execute it, then tap Approve (below): the
                                                      echo bot's trigger brings the answer back
+             "Service Bot: AI support bot"   n8n's AI Agent, memory, Service Bot as a tool, polling:
+                                                     unpublish the echo bot (a polled bot has no
+                                                     webhook), publish this one, then write "Which
+                                                     plans do you have?", "What did I ask before?"
+                                                     or "Please send me a note"
   Credential "Service Bot (emulator)" → ${api}, the demo bot's token
+             "${MODEL_CREDENTIAL_NAME}" → ${model.baseUrl}, scripted answers (workflow ${AI_EXAMPLE.id})
   Emulator   ${api}   demo bot @${emulator.demo.botUsername}, token ${emulator.demo.token}
              demo user ${user}, their private chat with the bot ${chat}
 

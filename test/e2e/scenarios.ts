@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_NAME, DEMO_TRIGGER, WORKFLOWS } from '../dev/demo';
 import { ACTION_SCENARIOS } from './action-scenarios';
+import { AI_SCENARIOS } from './ai-scenarios';
 import { ANSWER_SCENARIOS } from './answer-scenarios';
 import { launchBrowser } from './lib/browser';
 import type { Page } from './lib/browser';
@@ -407,4 +408,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS];

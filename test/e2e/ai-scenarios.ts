@@ -1,0 +1,89 @@
+/**
+ * An AI chat bot in real n8n with n8n's own AI nodes: the example workflow of `npm run dev`
+ * (test/dev/workflows/ai-support-bot.json) — Service Bot Polling Trigger → AI Agent with an OpenAI
+ * Chat Model (pointed at the local stand-in, test/e2e/lib/chat-model.ts), Simple Memory and the
+ * Service Bot as a tool → Service Bot Send Message with Parse Mode "Markdown From AI".
+ */
+import assert from 'node:assert/strict';
+
+import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, aiExampleWorkflow, modelCredential } from '../dev/demo';
+import { NOTE_TEXT, TOOL_DONE_ANSWER, startChatModel, textOf } from './lib/chat-model';
+import type { ScenarioContext } from './lib/context';
+import type { StoredMessage } from './lib/emulator';
+import type { Json } from './lib/n8n';
+import type { Scenario } from './lib/runner';
+import { waitFor } from './lib/processes';
+
+const aiSupportBot: Scenario = {
+	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool, and three quick messages are one run",
+	async run(ctx: ScenarioContext) {
+		const emulator = await ctx.emulator();
+		const model = await startChatModel();
+		ctx.defer(() => model.close());
+		const n8n = await ctx.n8n();
+		await n8n.start();
+		await n8n.setupOwner();
+		const { credentialId } = await ctx.createDemo(n8n, emulator);
+		const credential = modelCredential(model.baseUrl);
+		delete credential.id;
+		const modelCredentialId = String((await n8n.request('POST', '/rest/credentials', credential)).id);
+		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
+		const workflow = JSON.parse(text) as Json;
+		delete workflow.id;
+		delete workflow.active;
+		const workflowId = String((await n8n.request('POST', '/rest/workflows', workflow)).id);
+		await n8n.activate(workflowId);
+		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
+		ctx.log(`published the AI support bot example (chat model: the stand-in at ${model.baseUrl})`);
+
+		const chat = emulator.demo.privateChatId;
+		const botMessages = async (): Promise<StoredMessage[]> => (await emulator.history(chat)).filter((message) => message.from?.is_bot === true);
+		/** The user writes; resolves with the bot's next message. */
+		const ask = async (...texts: string[]): Promise<StoredMessage> => {
+			const before = (await botMessages()).length;
+			for (const line of texts) await emulator.userSends(line);
+			return await waitFor(`an answer to ${JSON.stringify(texts)}`, async () => (await botMessages())[before], { limitMs: 60_000 });
+		};
+
+		const plans = await ask('Which plans do you have?');
+		// The service's HTML (the emulator keeps a text as it was sent, after checking its formatting).
+		assert.equal(
+			plans.text,
+			['<b>Our plans</b>', '', '<pre>Plan  | Price', '------+------', 'Pro   | 12 €', 'Basic | 5 €</pre>', '', 'Reply <code>pro</code> &amp; we switch you.'].join('\n'),
+		);
+		const sent = (await emulator.calls('sendMessage')).find((call) => call.body.text === plans.text);
+		assert.equal(sent?.body.parse_mode, 'HTML');
+		assert.equal(sent?.status, 200);
+		const first = model.requests[0];
+		assert.equal(textOf(first.messages.filter((message) => message.role === 'user').at(-1)?.content), 'Which plans do you have?', 'the agent got chatInput');
+		assert.ok(first.messages.some((message) => message.role === 'system' && textOf(message.content).includes(chat)), 'the system message names the chat');
+		ctx.log('a question → one agent run with chatInput; the Markdown answer arrived as the service\'s HTML (bold heading, the table monospaced, code), accepted with parse_mode HTML');
+
+		const recalled = await ask('What did I ask before?');
+		assert.equal(recalled.text, 'Earlier you wrote: Which plans do you have?');
+		ctx.log('a second message continued the same memory (sessionId = the chat)');
+
+		const calls = (await emulator.calls('sendMessage')).length;
+		const done = await ask('Please send me a note');
+		const note = (await botMessages()).find((message) => message.text === NOTE_TEXT);
+		assert.ok(note, 'the agent sent the note through the Service Bot tool');
+		const final = done.text === NOTE_TEXT ? await waitFor('the final answer', async () => (await botMessages()).find((message) => message.text === TOOL_DONE_ANSWER)) : done;
+		assert.equal(final.text, TOOL_DONE_ANSWER);
+		assert.equal((await emulator.calls('sendMessage')).length, calls + 2, 'the note and the answer');
+		ctx.log('the agent called the Service Bot as a tool: the note arrived, then the answer');
+
+		const runsBefore = model.requests.length;
+		const executionsBefore = (await n8n.executions(workflowId)).length;
+		const grouped = await ask('one', 'two', 'three');
+		assert.equal(grouped.text, 'You said: one | two | three');
+		await emulator.idle();
+		const executions = await n8n.executions(workflowId);
+		assert.equal(executions.length, executionsBefore + 1, 'three quick messages, one execution');
+		assert.equal(model.requests.length, runsBefore + 1, 'three quick messages, one agent run');
+		const typing = (await emulator.calls('sendChatAction')).filter((call) => call.body.action === 'typing' && call.body.chat_id === chat);
+		assert.equal(typing.length, executions.length, 'Show Typing: "typing…" once per execution');
+		ctx.log(`three quick messages → one execution and one agent run ("${grouped.text}"); ${executions.length} executions in all`);
+	},
+};
+
+export const AI_SCENARIOS: Scenario[] = [aiSupportBot];
