@@ -132,7 +132,7 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
                                                      unpublish the echo bot (a polled bot has no
                                                      webhook), publish this one, then write "Which
                                                      plans do you have?", "What did I ask before?"
-                                                     or "Please send me a note"
+                                                     or "Please send me a note" (tap Approve)
   Credential "Service Bot (emulator)" → ${api}, the demo bot's token
              "${MODEL_CREDENTIAL_NAME}" → ${model.baseUrl}, scripted answers (workflow ${AI_EXAMPLE.id})
   Emulator   ${api}   demo bot @${emulator.demo.botUsername}, token ${emulator.demo.token}

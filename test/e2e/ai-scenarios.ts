@@ -2,7 +2,8 @@
  * An AI chat bot in real n8n with n8n's own AI nodes: the example workflow of `npm run dev`
  * (test/dev/workflows/ai-support-bot.json) — Service Bot Polling Trigger → AI Agent with an OpenAI
  * Chat Model (pointed at the local stand-in, test/e2e/lib/chat-model.ts), Simple Memory and the
- * Service Bot as a tool → Service Bot Send Message with Parse Mode "Markdown From AI".
+ * Service Bot as a tool behind n8n's generated "Human Review" variant of our Send and Wait → Service
+ * Bot Send Message with Parse Mode "Markdown From AI".
  */
 import assert from 'node:assert/strict';
 
@@ -15,7 +16,7 @@ import type { Scenario } from './lib/runner';
 import { waitFor } from './lib/processes';
 
 const aiSupportBot: Scenario = {
-	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool, and three quick messages are one run",
+	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool once the customer approves it in the chat (Human Review), and three quick messages are one run",
 	async run(ctx: ScenarioContext) {
 		const emulator = await ctx.emulator();
 		const model = await startChatModel();
@@ -63,14 +64,18 @@ const aiSupportBot: Scenario = {
 		assert.equal(recalled.text, 'Earlier you wrote: Which plans do you have?');
 		ctx.log('a second message continued the same memory (sessionId = the chat)');
 
-		const calls = (await emulator.calls('sendMessage')).length;
-		const done = await ask('Please send me a note');
-		const note = (await botMessages()).find((message) => message.text === NOTE_TEXT);
-		assert.ok(note, 'the agent sent the note through the Service Bot tool');
-		const final = done.text === NOTE_TEXT ? await waitFor('the final answer', async () => (await botMessages()).find((message) => message.text === TOOL_DONE_ANSWER)) : done;
-		assert.equal(final.text, TOOL_DONE_ANSWER);
-		assert.equal((await emulator.calls('sendMessage')).length, calls + 2, 'the note and the answer');
-		ctx.log('the agent called the Service Bot as a tool: the note arrived, then the answer');
+		// The tool is gated by Human Review (n8n's "human review" variant of Send and Wait): the agent's
+		// call asks in the chat first, and the note goes out only once the customer approves.
+		const question = await ask('Please send me a note');
+		const approve = question.reply_markup?.inline_keyboard?.flat().find((button) => button.text === '✅ Approve');
+		assert.ok(approve?.callback_data, `the tool call is asked for approval first: ${JSON.stringify(question)}`);
+		assert.match(question.text ?? '', /^The bot wants to send you a note: /);
+		assert.equal((await botMessages()).some((message) => message.text === NOTE_TEXT), false, 'nothing sent before the approval');
+		await emulator.userClicks(question.message_id, approve.callback_data);
+		const final = await waitFor('the final answer', async () => (await botMessages()).find((message) => message.text === TOOL_DONE_ANSWER), { limitMs: 60_000 });
+		const texts = (await botMessages()).map((message) => message.text);
+		assert.ok(texts.indexOf(NOTE_TEXT) > texts.indexOf(question.text) && texts.indexOf(NOTE_TEXT) < texts.indexOf(final.text), `approval, note, answer: ${JSON.stringify(texts)}`);
+		ctx.log('the agent called the Service Bot as a tool behind Human Review: asked in the chat, approved with a tap, the note arrived, then the answer');
 
 		const runsBefore = model.requests.length;
 		const executionsBefore = (await n8n.executions(workflowId)).length;

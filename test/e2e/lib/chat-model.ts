@@ -6,8 +6,9 @@
  * - after a tool's result: "I sent the note to the chat.";
  * - a question about plans or prices: a Markdown answer with a heading, a table, bold and code;
  * - "what did I … before": the first earlier user message of the conversation (so the memory shows);
- * - "note": a call of the first tool offered, its arguments from the tool's schema (a property named
- *   like a chat id gets the first UUID of the system message, any other string a note);
+ * - "note": a call of the first tool offered, its arguments from the tool's schema, nested objects
+ *   too (a property named like a chat id gets the first UUID of the system message, any other
+ *   string a note);
  * - anything else: "You said: <the message>" (lines joined with " | ").
  *
  * Streaming requests get the same answer as server-sent events. Every request is recorded.
@@ -25,7 +26,7 @@ export interface ChatMessage {
 export interface ChatRequest {
 	model?: string;
 	messages: ChatMessage[];
-	tools?: Array<{ type: string; function: { name: string; parameters?: { properties?: Record<string, { type?: string }> } } }>;
+	tools?: Array<{ type: string; function: { name: string; parameters?: Schema } }>;
 	stream?: boolean;
 }
 
@@ -52,6 +53,21 @@ export function textOf(content: unknown): string {
 
 type Reply = { content: string } | { toolCall: { name: string; arguments: string } };
 
+interface Schema {
+	type?: string;
+	properties?: Record<string, Schema>;
+}
+
+/** Arguments for a tool's JSON schema, nested objects too (n8n's human review wraps the tool's own). */
+function argumentsFor(schema: Schema | undefined, chat: string): Record<string, unknown> {
+	return Object.fromEntries(
+		Object.entries(schema?.properties ?? {}).map(([name, property]) => [
+			name,
+			property.type === 'object' ? argumentsFor(property, chat) : /chat/i.test(name) ? chat : property.type === 'number' ? 1 : NOTE_TEXT,
+		]),
+	);
+}
+
 function reply(request: ChatRequest): Reply {
 	const messages = request.messages;
 	const last = messages[messages.length - 1];
@@ -65,10 +81,7 @@ function reply(request: ChatRequest): Reply {
 	if (/note/.test(lower) && tool) {
 		const system = messages.filter((message) => message.role === 'system').map((message) => textOf(message.content)).join('\n');
 		const chat = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i.exec(system)?.[0] ?? '';
-		const args = Object.fromEntries(
-			Object.entries(tool.parameters?.properties ?? {}).map(([name, schema]) => [name, /chat/i.test(name) ? chat : schema.type === 'number' ? 1 : NOTE_TEXT]),
-		);
-		return { toolCall: { name: tool.name, arguments: JSON.stringify(args) } };
+		return { toolCall: { name: tool.name, arguments: JSON.stringify(argumentsFor(tool.parameters, chat)) } };
 	}
 	return { content: `You said: ${said.split('\n').join(' | ')}` };
 }
