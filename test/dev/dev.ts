@@ -135,6 +135,8 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
                                                      or "Please send me a note" (tap Approve)
   Credential "Service Bot (emulator)" → ${api}, the demo bot's token
              "${MODEL_CREDENTIAL_NAME}" → ${model.baseUrl}, scripted answers (workflow ${AI_EXAMPLE.id})
+  Chat       ${bold(`${api}/`)}   open it in a browser: write as the demo user, tap buttons, see the bot live
+             or from a terminal: npm run say -- "hello"   npm run tap -- "👍 Nice"
   Emulator   ${api}   demo bot @${emulator.demo.botUsername}, token ${emulator.demo.token}
              demo user ${user}, their private chat with the bot ${chat}
 

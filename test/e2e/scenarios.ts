@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { DEMO_CREDENTIAL_NAME, DEMO_TRIGGER, WORKFLOWS } from '../dev/demo';
 import { ACTION_SCENARIOS } from './action-scenarios';
 import { AI_SCENARIOS } from './ai-scenarios';
+import { CHAT_SCENARIOS } from './chat-scenarios';
 import { ANSWER_SCENARIOS } from './answer-scenarios';
 import { launchBrowser } from './lib/browser';
 import type { Page } from './lib/browser';
@@ -408,4 +409,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS];

@@ -31,6 +31,20 @@ function raw(method: string, path: string, body?: string, headers: Record<string
 	});
 }
 
+describe('the chat page', () => {
+	it('GET / serves an HTML page that loads nothing from elsewhere and talks only to the control API', async () => {
+		const page = await raw('GET', '/');
+		expect(page.status).toBe(200);
+		expect(page.text.startsWith('<!doctype html>')).toBe(true);
+		expect(page.text).not.toMatch(/<(script|link|img)[^>]+(src|href)=/i);
+		const fetched = [...page.text.matchAll(/fetch\('([^']*)'/g)].map((match) => match[1]);
+		expect(fetched).toEqual(['/_emulator']);
+		// Any other path outside the Bot API stays a JSON 404.
+		expect((await raw('GET', '/index.html')).status).toBe(404);
+		expect((await raw('POST', '/')).status).toBe(404);
+	});
+});
+
 describe('routing and envelope', () => {
 	it('unknown token → 401 Unauthorized', async () => {
 		await fails(emu, 'getMyName', {}, 401, /^Unauthorized$/, { token: '1:nope' });

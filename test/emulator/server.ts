@@ -2,6 +2,7 @@ import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GET_METHODS } from '../spec';
+import { chatPage } from './chat-page';
 import { Described, buildHandlers } from './methods';
 import { Params } from './params';
 import type { ParamSource } from './params';
@@ -235,6 +236,12 @@ class EmulatorImpl implements Emulator {
 		const query = q < 0 ? '' : rawUrl.slice(q + 1);
 		if (path === '/_emulator' || path.startsWith('/_emulator/')) {
 			await this.handleControl(req, res, path.slice('/_emulator'.length), query);
+			return;
+		}
+		if (path === '/' && (req.method ?? 'GET').toUpperCase() === 'GET') {
+			// For people: the demo chats, live (chat-page.ts).
+			res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+			res.end(chatPage());
 			return;
 		}
 		if (!path.startsWith('/bot')) {

@@ -1,0 +1,108 @@
+/**
+ * `npm run say -- "hi"` and `npm run tap -- "Cherry"`: act as the demo user against the emulator of
+ * `npm run dev`, from a terminal or a script, without ids. `say` writes a message; `tap` taps the
+ * button with that label under the bot's latest message that has one. Both print what the bot answers
+ * in the next seconds (new and edited messages, and a tap's callback answer).
+ *
+ * Options: --chat private|group|<chat id> (default private), --as demo|other|<user id> (default demo).
+ * The emulator: SERVICE_BOT_EMULATOR_URL, else http://127.0.0.1:<SERVICE_BOT_DEV_EMULATOR_PORT or 8081>.
+ */
+
+interface Demo {
+	privateChatId: string;
+	groupChatId: string;
+	userId: string;
+	otherUserId: string;
+}
+
+interface Message {
+	message_id: number;
+	text?: string;
+	caption?: string;
+	edit_date?: number;
+	sent_by_bot?: boolean;
+	reply_markup?: { inline_keyboard?: Array<Array<{ text: string; callback_data?: string }>> };
+}
+
+const base = process.env.SERVICE_BOT_EMULATOR_URL || `http://127.0.0.1:${process.env.SERVICE_BOT_DEV_EMULATOR_PORT || '8081'}`;
+
+async function control<T>(path: string, body?: unknown): Promise<T> {
+	let response: Response;
+	try {
+		response = await fetch(`${base}/_emulator${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	} catch {
+		throw new Error(`no emulator at ${base}: start it with \`npm run dev\` (or set SERVICE_BOT_EMULATOR_URL)`);
+	}
+	const data = (await response.json()) as T & { error?: string };
+	if (!response.ok) throw new Error(data.error ?? `${response.status} ${response.statusText}`);
+	return data;
+}
+
+function option(args: string[], name: string): string | undefined {
+	const at = args.indexOf(name);
+	if (at < 0) return undefined;
+	const value = args[at + 1];
+	args.splice(at, 2);
+	return value;
+}
+
+const shown = (message: Message): string => `#${message.message_id}${message.edit_date ? ' (edited)' : ''}: ${message.text ?? message.caption ?? '(no text)'}`;
+
+/** Prints the bot's new or edited messages until it has been quiet for 1.5 s (at most 15 s). */
+async function printAnswers(chatId: string, before: Message[]): Promise<void> {
+	const seen = new Map(before.map((message) => [message.message_id, JSON.stringify(message)]));
+	const started = Date.now();
+	let lastNews = Date.now();
+	while (Date.now() - lastNews < 1500 && Date.now() - started < 15_000) {
+		await new Promise((resolve) => setTimeout(resolve, 250));
+		for (const message of await control<Message[]>(`/chats/${encodeURIComponent(chatId)}/history`)) {
+			const key = JSON.stringify(message);
+			if (seen.get(message.message_id) === key) continue;
+			seen.set(message.message_id, key);
+			lastNews = Date.now();
+			if (message.sent_by_bot) {
+				const buttons = (message.reply_markup?.inline_keyboard ?? []).flat().map((button) => `[${button.text}]`).join(' ');
+				process.stdout.write(`bot ${shown(message)}${buttons ? `\n    ${buttons}` : ''}\n`);
+			}
+		}
+	}
+}
+
+async function main(): Promise<void> {
+	const args = process.argv.slice(2);
+	const command = args.shift();
+	const demo = await control<Demo>('/demo');
+	const chatOption = option(args, '--chat') ?? 'private';
+	const userOption = option(args, '--as') ?? 'demo';
+	const chatId = chatOption === 'private' ? demo.privateChatId : chatOption === 'group' ? demo.groupChatId : chatOption;
+	const userId = userOption === 'demo' ? demo.userId : userOption === 'other' ? demo.otherUserId : userOption;
+	const text = args.join(' ');
+	if ((command !== 'say' && command !== 'tap') || text === '') {
+		throw new Error('usage: npm run say -- "your message"   |   npm run tap -- "button label"   (options: --chat private|group|<id>, --as demo|other|<id>)');
+	}
+	const before = await control<Message[]>(`/chats/${encodeURIComponent(chatId)}/history`);
+	if (command === 'say') {
+		await control('/messages', { chatId, userId, text });
+		process.stdout.write(`you: ${text}\n`);
+		return await printAnswers(chatId, before);
+	}
+	const target = [...before].reverse().find((message) => message.sent_by_bot && (message.reply_markup?.inline_keyboard ?? []).flat().some((button) => button.text === text));
+	const button = target?.reply_markup?.inline_keyboard?.flat().find((candidate) => candidate.text === text);
+	if (!target || !button?.callback_data) {
+		const labels = [...new Set(before.flatMap((message) => (message.reply_markup?.inline_keyboard ?? []).flat().map((candidate) => candidate.text)))];
+		throw new Error(`no button "${text}" under the bot's messages in this chat${labels.length > 0 ? `; buttons there: ${labels.map((label) => `"${label}"`).join(', ')}` : ''}`);
+	}
+	const update = await control<{ callback_query?: { id: string } }>('/clicks', { chatId, userId, messageId: target.message_id, data: button.callback_data });
+	process.stdout.write(`you tapped "${text}" under #${target.message_id}\n`);
+	await printAnswers(chatId, before);
+	const answer = (await control<Array<{ callback_query_id: string; text?: string; show_alert: boolean }>>('/callback-answers')).find(
+		(entry) => entry.callback_query_id === update.callback_query?.id,
+	);
+	if (answer) process.stdout.write(answer.text ? `the app shows ${answer.show_alert ? 'an alert' : 'a toast'}: ${answer.text}\n` : 'the tap was answered (nothing shown)\n');
+	else process.stdout.write('the bot has not answered the tap (the app keeps showing a spinner for a while)\n');
+}
+
+main().catch((error: unknown) => {
+	process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+	process.exitCode = 1;
+});

@@ -1,0 +1,228 @@
+/**
+ * The chat page the emulator serves at its address (`GET /`): the demo chats as the service holds
+ * them, live (new and edited messages, formatting rendered, media by name, keyboards), a box to write
+ * as a chosen user, inline buttons that tap (the bot's callback answer shown as a client shows it: a
+ * toast, or an alert) and reply keyboards that send their text. Plain HTML and JavaScript using only
+ * the control API (`/_emulator/…`): no build step, nothing loaded from elsewhere.
+ */
+
+const STYLE = `
+body { font: 15px/1.4 system-ui, sans-serif; margin: 0; background: #e7ebf0; color: #111; }
+header { background: #2b5278; color: #fff; padding: 10px 16px; display: flex; gap: 12px; align-items: center; }
+header h1 { font-size: 16px; margin: 0 auto 0 0; }
+select, input, button { font: inherit; }
+#log { max-width: 760px; margin: 0 auto; padding: 12px 16px 180px; }
+.msg { max-width: 80%; margin: 6px 0; padding: 6px 10px; border-radius: 10px; background: #fff; box-shadow: 0 1px 1px #0002; white-space: pre-wrap; word-wrap: break-word; }
+.msg.user { margin-left: auto; background: #effdde; }
+.who { font-size: 12px; color: #2b5278; font-weight: 600; }
+.meta { font-size: 11px; color: #888; text-align: right; }
+.media { color: #555; font-style: italic; }
+pre, code { font-family: ui-monospace, monospace; background: #f3f3f3; border-radius: 4px; }
+pre { padding: 6px; overflow-x: auto; }
+blockquote { border-left: 3px solid #2b5278; margin: 4px 0; padding-left: 8px; }
+.keyboard { display: grid; gap: 4px; margin-top: 6px; }
+.row { display: flex; gap: 4px; }
+.row button, .row a { flex: 1; padding: 6px; border: 0; border-radius: 6px; background: #dbe7f3; color: #2b5278; cursor: pointer; text-align: center; text-decoration: none; }
+footer { position: fixed; bottom: 0; left: 0; right: 0; background: #fff; border-top: 1px solid #ccc; padding: 8px 16px; }
+footer form { display: flex; gap: 8px; max-width: 760px; margin: 0 auto; }
+footer input { flex: 1; padding: 6px 8px; }
+#replyKeyboard { max-width: 760px; margin: 6px auto 0; }
+#toast { position: fixed; top: 60px; left: 50%; transform: translateX(-50%); background: #000c; color: #fff; padding: 8px 14px; border-radius: 8px; display: none; }
+#alert { position: fixed; inset: 0; background: #0006; display: none; align-items: center; justify-content: center; }
+#alert div { background: #fff; padding: 16px 20px; border-radius: 10px; max-width: 360px; }
+`;
+
+/** Runs in the browser: reads the demo data, polls the chat, sends what the user writes and taps. */
+const SCRIPT = `
+const api = (path, body) => fetch('/_emulator' + path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+	.then(async (response) => { const data = await response.json(); if (!response.ok) throw new Error(data.error || response.statusText); return data; });
+const $ = (id) => document.getElementById(id);
+let demo;
+let shown = '';
+const ALLOWED = { B: 'b', STRONG: 'b', I: 'i', EM: 'i', U: 'u', INS: 'u', S: 's', STRIKE: 's', DEL: 's', CODE: 'code', PRE: 'pre', BLOCKQUOTE: 'blockquote', A: 'a', SPAN: 'span', TG_SPOILER: 'span' };
+
+/** The service's HTML as a client shows it: only its tags, links only to web, mail and tg. */
+function html(text) {
+	const source = new DOMParser().parseFromString('<body>' + text.replace(/\\n/g, '<br>') + '</body>', 'text/html').body;
+	const copy = (from, to) => {
+		for (const node of from.childNodes) {
+			if (node.nodeType === 3) { to.append(node.textContent); continue; }
+			if (node.nodeType !== 1) continue;
+			if (node.tagName === 'BR') { to.append('\\n'); continue; }
+			const tag = ALLOWED[node.tagName.replace('-', '_')];
+			if (!tag) { copy(node, to); continue; }
+			const element = document.createElement(tag);
+			if (tag === 'a') {
+				const href = node.getAttribute('href') || '';
+				if (/^(https?:|mailto:|tg:)/i.test(href)) { element.href = href; element.target = '_blank'; }
+			}
+			to.append(element);
+			copy(node, element);
+		}
+	};
+	const out = document.createElement('span');
+	copy(source, out);
+	return out;
+}
+
+function rendered(text, mode) {
+	if (mode === 'HTML') return html(text);
+	const out = document.createElement('span');
+	out.textContent = text;
+	return out;
+}
+
+function media(message) {
+	for (const kind of ['photo', 'video', 'document', 'voice']) {
+		const file = message[kind];
+		if (!file) continue;
+		const one = Array.isArray(file) ? file[file.length - 1] : file;
+		const line = document.createElement('div');
+		line.className = 'media';
+		line.textContent = '[' + kind + (one.file_name ? ': ' + one.file_name : '') + (one.file_size ? ', ' + one.file_size + ' bytes' : '') + ']';
+		return line;
+	}
+	return undefined;
+}
+
+function toast(text) {
+	$('toast').textContent = text;
+	$('toast').style.display = 'block';
+	clearTimeout(toast.timer);
+	toast.timer = setTimeout(() => { $('toast').style.display = 'none'; }, 3000);
+}
+
+function alertBox(text) {
+	$('alertText').textContent = text;
+	$('alert').style.display = 'flex';
+}
+
+async function tap(message, button) {
+	const chatId = $('chat').value;
+	const update = await api('/clicks', { chatId, userId: $('user').value, messageId: message.message_id, data: button.callback_data });
+	const id = update.callback_query && update.callback_query.id;
+	for (let tries = 0; tries < 50; tries++) {
+		const answer = (await api('/callback-answers')).find((entry) => entry.callback_query_id === id);
+		if (answer) { if (answer.text) (answer.show_alert ? alertBox : toast)(answer.text); return; }
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
+
+function keyboard(message) {
+	const markup = message.reply_markup;
+	if (!markup) return undefined;
+	if (markup.inline_keyboard) {
+		const box = document.createElement('div');
+		box.className = 'keyboard';
+		for (const row of markup.inline_keyboard) {
+			const line = document.createElement('div');
+			line.className = 'row';
+			for (const button of row) {
+				const element = document.createElement(button.url ? 'a' : 'button');
+				element.textContent = button.text;
+				if (button.url) { element.href = button.url; element.target = '_blank'; }
+				else element.onclick = () => tap(message, button).catch((error) => toast(error.message));
+				line.append(element);
+			}
+			box.append(line);
+		}
+		return box;
+	}
+	return undefined;
+}
+
+function replyKeyboard(messages) {
+	const box = $('replyKeyboard');
+	box.replaceChildren();
+	const last = [...messages].reverse().find((message) => message.sent_by_bot && message.reply_markup && (message.reply_markup.keyboard || message.reply_markup.remove_keyboard));
+	if (!last || !last.reply_markup.keyboard) return;
+	for (const row of last.reply_markup.keyboard) {
+		const line = document.createElement('div');
+		line.className = 'row';
+		for (const button of row) {
+			const text = typeof button === 'string' ? button : button.text;
+			const element = document.createElement('button');
+			element.textContent = text;
+			element.onclick = () => send(text);
+			line.append(element);
+		}
+		box.append(line);
+	}
+}
+
+async function refresh() {
+	const messages = await api('/chats/' + encodeURIComponent($('chat').value) + '/history');
+	const key = JSON.stringify(messages);
+	if (key === shown) return;
+	shown = key;
+	const log = $('log');
+	const atBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+	log.replaceChildren();
+	for (const message of messages) {
+		const box = document.createElement('div');
+		box.className = 'msg ' + (message.sent_by_bot ? 'bot' : 'user');
+		box.dataset.messageId = message.message_id;
+		const who = document.createElement('div');
+		who.className = 'who';
+		who.textContent = message.from ? message.from.first_name : (message.sender_chat ? message.sender_chat.title : 'channel');
+		box.append(who);
+		const file = media(message);
+		if (file) box.append(file);
+		const text = message.text !== undefined ? message.text : message.caption;
+		if (text !== undefined) {
+			const body = rendered(text, message.parse_mode);
+			body.className = 'text';
+			box.append(body);
+		}
+		const buttons = keyboard(message);
+		if (buttons) box.append(buttons);
+		const meta = document.createElement('div');
+		meta.className = 'meta';
+		meta.textContent = '#' + message.message_id + (message.edit_date ? ' · edited' : '') + (message.pinned ? ' · pinned' : '');
+		box.append(meta);
+		log.append(box);
+	}
+	replyKeyboard(messages);
+	if (atBottom) window.scrollTo(0, document.body.scrollHeight);
+}
+
+async function send(text) {
+	if (!text) return;
+	await api('/messages', { chatId: $('chat').value, userId: $('user').value, text });
+	$('text').value = '';
+	await refresh();
+}
+
+async function start() {
+	demo = await api('/demo');
+	const chats = [[demo.privateChatId, 'Private chat with @' + demo.botUsername], [demo.groupChatId, 'Demo Group'], [demo.channelChatId, 'Demo Channel']];
+	for (const [id, name] of chats) $('chat').append(new Option(name, id));
+	for (const [id, name] of [[demo.userId, 'Demo (user)'], [demo.otherUserId, 'Other (user)']]) $('user').append(new Option(name, id));
+	$('chat').onchange = () => { shown = ''; refresh(); };
+	$('form').onsubmit = (event) => { event.preventDefault(); send($('text').value).catch((error) => toast(error.message)); };
+	$('alert').onclick = () => { $('alert').style.display = 'none'; };
+	await refresh();
+	setInterval(() => refresh().catch(() => {}), 700);
+}
+start().catch((error) => { document.body.textContent = 'The emulator did not answer: ' + error.message; });
+`;
+
+export function chatPage(): string {
+	return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Service emulator — chats</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header><h1>Service emulator</h1><label>Chat <select id="chat"></select></label><label>Write as <select id="user"></select></label></header>
+<main id="log"></main>
+<footer><form id="form"><input id="text" placeholder="Write a message…" autocomplete="off"><button>Send</button></form><div id="replyKeyboard"></div></footer>
+<div id="toast" role="status"></div>
+<div id="alert" role="alertdialog"><div id="alertText"></div></div>
+<script>${SCRIPT}</script>
+</body>
+</html>`;
+}
