@@ -143,7 +143,6 @@ export class BotFeed {
 	private acknowledged: number | undefined;
 	/** Answers to waiting executions in updates below it were brought (or left) by a published trigger. */
 	private answered: number | undefined;
-	private readonly name: string;
 	/** When the feed started and the offset it first asked with (see `startGraceMs`). */
 	private readonly startedAt = Date.now();
 	private startOffset: number | undefined;
@@ -155,8 +154,12 @@ export class BotFeed {
 		private token: string,
 		first: FeedMember,
 	) {
-		this.name = `Service Bot Polling Trigger "${first.ctx.getNode().name}"`;
 		this.members.push(first);
+	}
+
+	/** For log lines: the trigger whose requests the feed sends now. */
+	private get name(): string {
+		return `Service Bot Polling Trigger "${this.caller?.getNode().name ?? ''}"`;
 	}
 
 	/** The published triggers joined, in the order they joined. */

@@ -14,6 +14,11 @@
  * the execution created and the offset not saved, the update is fetched again, and the emit's
  * deduplication key makes n8n refuse to run it twice.
  *
+ * Group Messages Within holds a user's messages in one chat until the user has been quiet for N
+ * seconds, then emits them as one item. While they wait, the saved offset and the feed's
+ * acknowledgement stay below the first of them (`held`), so n8n stopping hard fetches them again;
+ * unpublishing emits them at once.
+ *
  * A test in the editor ('manual') joins the feed too: it shows the next update that passes its
  * filters and ends, beside the published workflows, which keep getting every update. It acknowledges
  * that update only when no published workflow of this n8n polls the bot (then nobody else would run

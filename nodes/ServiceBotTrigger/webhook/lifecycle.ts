@@ -71,7 +71,7 @@ export function registeredSecretDigests(ctx: IWebhookFunctions): string[] {
 	return [record.secretDigest, record.sharedSecretDigest].filter((digest): digest is string => typeof digest === 'string');
 }
 
-/** This trigger as a holder of its bot (holders.ts), for the words of errors and the trigger panel. */
+/** This trigger as a holder of its bot (holders.ts), for the words of the polling trigger's errors. */
 function holderOf(ctx: IHookFunctions): Holder {
 	return { holding: 'webhook', workflowId: String(ctx.getWorkflow().id ?? ''), workflowName: ctx.getWorkflow().name ?? '', nodeName: ctx.getNode().name };
 }

@@ -11,8 +11,9 @@
  * A new bot token gives a new secret, while the service keeps the one it was given: so create()
  * also keeps a digest of the secret it registered (`secretDigest`, in the node's static data) and of
  * its shared secret (which another listener may register for it), and a production push with either
- * is accepted after the token was changed in the credential, until the workflow is published again. Without that record (a test, or a registration of an
- * older version) pushes are refused and a warning says what to do (see `receive.ts`).
+ * is accepted after the token was changed in the credential, until the workflow is published again.
+ * Without that record (a test, or a registration of an older version) pushes are refused and a
+ * warning says what to do (see `receive.ts`).
  *
  * Version 0.1.0 derived the secret over the webhook URL instead of the run. n8n does not register a
  * published workflow's webhook again on restart, so production deliveries also accept that secret
