@@ -32,7 +32,7 @@ export class ServiceBotApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'The bot token the service issued for your bot',
+			description: 'The bot token the service issued when your bot was created; its bot settings show it again',
 		},
 		{
 			displayName: 'Base URL',
@@ -41,7 +41,8 @@ export class ServiceBotApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'e.g. https://api.service.example',
-			description: 'Address of the service\'s Bot API, without the /bot&lt;token&gt; part',
+			description:
+				'Address of the service\'s Bot API, without the /bot&lt;token&gt; part, as the service\'s Bot API documentation gives it (http://127.0.0.1:8081 for the local emulator of npm run dev)',
 		},
 	];
 

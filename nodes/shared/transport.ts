@@ -17,6 +17,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
+import { withAdvice } from './advice';
 import { tokenPathSegment } from './token';
 
 export const CREDENTIAL_TYPE = 'serviceBotApi';
@@ -202,13 +203,23 @@ function apiError(
 	ctx: ServiceBotContext,
 	token: string,
 	failure: ServiceFailure,
-	details: { method: string; message: string; description: string; httpCode: number; errorCode?: number; itemIndex?: number; retryAfter?: number },
+	details: {
+		method: string;
+		message: string;
+		/** The service's own words, when they differ from the message. */
+		said?: string;
+		description: string;
+		httpCode: number;
+		errorCode?: number;
+		itemIndex?: number;
+		retryAfter?: number;
+	},
 ): NodeApiError {
 	const response: JsonObject = {
 		ok: false,
 		method: details.method,
 		error_code: details.errorCode ?? details.httpCode,
-		description: redact(details.message, token),
+		description: redact(details.said ?? details.message, token),
 	};
 	if (details.retryAfter !== undefined) response.parameters = { retry_after: details.retryAfter };
 	const error = new NodeApiError(ctx.getNode(), response, {
@@ -376,7 +387,9 @@ export async function callMethod<T = unknown>(
 			method,
 			httpCode: status,
 			errorCode: refusal.errorCode,
-			message: refusal.message,
+			said: refusal.message,
+			// What to do, where the user can act: n8n's toast shows only the message (advice.ts).
+			message: failure.kind === 'refused' ? withAdvice(refusal.message, status) : refusal.message,
 			description: refusal.description,
 			itemIndex: options.itemIndex,
 			retryAfter: refusal.retryAfter,

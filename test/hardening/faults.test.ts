@@ -249,7 +249,7 @@ describe('fault injection (the whole describe is captured and scanned)', () => {
 
 		it('403 (bot not in the chat): the service description, one call', async () => {
 			const error = errorOf(await node(sendParameters('x', emu.demo.foreignChatId)));
-			expect(error).toMatchObject({ message: 'Forbidden: bot is not a member of the chat', httpCode: '403' });
+			expect(error).toMatchObject({ message: 'Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again', httpCode: '403' });
 			expect(error.description).toMatch(/not a member/);
 			expect(callCount('sendMessage')).toBe(1);
 		});

@@ -120,7 +120,7 @@ describe('executeNode', () => {
 			credentials: credentials(),
 		});
 		expect(failing.output).toEqual([]);
-		expect(failing.error).toMatchObject({ name: 'NodeApiError', message: 'Forbidden: bot is not a member of the chat' });
+		expect(failing.error).toMatchObject({ name: 'NodeApiError', message: 'Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again' });
 		expect(failing.run.status).toBe('error');
 
 		const continuing = await executeNode({
@@ -130,7 +130,7 @@ describe('executeNode', () => {
 			continueOnFail: true,
 		});
 		expect(continuing.error).toBeUndefined();
-		expect(continuing.output[0].json).toEqual({ error: 'Forbidden: bot is not a member of the chat' });
+		expect(continuing.output[0].json).toEqual({ error: 'Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again' });
 		expect(continuing.run.status).toBe('success');
 	});
 

@@ -124,7 +124,7 @@ describe('errors in bulk', () => {
 			'valid 3',
 		]);
 		expect(out[1].json.error).toBe("Chat: 'abc' is not a chat UUID or @username [item 1]");
-		expect(out[3].json.error).toBe('Forbidden: bot is not a member of the chat');
+		expect(out[3].json.error).toBe('Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again');
 		expect(out[4].json.error).toBe('Text: is required and may not be empty [item 4]');
 		expect(ctx.emu.callsTo('sendMessage').map((call) => call.body.text).sort()).toEqual(
 			['valid 1', 'valid 2', 'refused by the service', 'valid 3'].sort(),
@@ -145,7 +145,7 @@ describe('errors in bulk', () => {
 			{ chat: ctx.d.privateChatId, text: 'three' },
 		];
 		const result = await run(ctx, sendFromItems({ options: { concurrency: 1 } }), { items });
-		expect(result.error?.message).toBe('Forbidden: bot is not a member of the chat [item 1]; not sent: item 2');
+		expect(result.error?.message).toBe('Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again [item 1]; not sent: item 2');
 		expect((result.error as unknown as { context: IDataObject }).context.itemIndex).toBe(1);
 		expect(ctx.emu.callsTo('sendMessage').map((call) => call.body.text)).toEqual(['one', 'two']);
 	});

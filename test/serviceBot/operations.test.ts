@@ -583,7 +583,7 @@ describe('input errors', () => {
 			{ items: [{ chat: ctx.d.privateChatId }, { chat: ctx.d.foreignChatId }] },
 		);
 		expect(result.error?.name).toBe('NodeApiError');
-		expect(result.error?.message).toBe('Forbidden: bot is not a member of the chat [item 1]');
+		expect(result.error?.message).toBe('Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again [item 1]');
 		expect((result.error as unknown as { context: IDataObject }).context.itemIndex).toBe(1);
 	});
 });

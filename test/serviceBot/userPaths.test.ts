@@ -50,7 +50,7 @@ describe('1. On Error: Continue (using error output)', () => {
 		const errors = result.errorOutput;
 		expect(pairingOf(errors)).toEqual([1, 2, 3]);
 		expect(errors.map((item) => item.json.error)).toEqual([
-			'Forbidden: bot is not a member of the chat',
+			'Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again',
 			"Chat: 'not a chat' is not a chat UUID or @username [item 2]",
 			'Bad Request: boom',
 		]);
@@ -104,7 +104,7 @@ describe('2. Concurrency 1 is input order', () => {
 		const notSent = items.map((item, index) => ({ ...item, index })).filter((item) => item.index !== 2 && !sent.includes(item.text));
 		expect(notSent.length).toBeGreaterThan(0);
 		expect(result.error?.message).toBe(
-			`Forbidden: bot is not a member of the chat [item 2]; not sent: item${notSent.length > 1 ? 's' : ''} ${notSent.map((item) => item.index).join(', ')}`,
+			`Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again [item 2]; not sent: item${notSent.length > 1 ? 's' : ''} ${notSent.map((item) => item.index).join(', ')}`,
 		);
 	});
 });

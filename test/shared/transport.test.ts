@@ -123,12 +123,12 @@ describe('callMethod through real n8n contexts', () => {
 		});
 		expect(output).toEqual([]);
 		const thrown = thrownError();
-		expect(thrown.message).toBe('Bad Request: chat not found');
+		expect(thrown.message).toBe("Bad Request: chat not found. Check the Chat ID: use the chat_id of an update the bot received (the trigger's chat_id field) or the @username of a public group or channel; the bot must be in that chat");
 		expect(thrown.httpCode).toBe('400');
 		expect(thrown.errorResponse).toMatchObject({ error_code: 400, description: 'Bad Request: chat not found' });
 		expect(thrown.context.itemIndex).toBe(0);
 		// What n8n stores on the execution (and shows in the editor) says the same.
-		expect(error).toMatchObject({ name: 'NodeApiError', message: 'Bad Request: chat not found', httpCode: '400' });
+		expect(error).toMatchObject({ name: 'NodeApiError', message: "Bad Request: chat not found. Check the Chat ID: use the chat_id of an update the bot received (the trigger's chat_id field) or the @username of a public group or channel; the bot must be in that chat", httpCode: '400' });
 		expect(emulator.callsTo('sendMessage')).toHaveLength(1);
 	});
 
@@ -138,7 +138,7 @@ describe('callMethod through real n8n contexts', () => {
 			continueOnFail: true,
 		});
 		expect(error).toBeUndefined();
-		expect(output).toEqual([{ json: { error: 'Forbidden: bot is not a member of the chat' }, pairedItem: { item: 0 } }]);
+		expect(output).toEqual([{ json: { error: 'Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again' }, pairedItem: { item: 0 } }]);
 	});
 
 	it('waits out a 429 for retry_after seconds, then succeeds with exactly two calls', async () => {
