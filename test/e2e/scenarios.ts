@@ -406,6 +406,21 @@ const screenshots: Scenario = {
 		const path = join(ctx.screenshotDir, 'service-bot-credential.png');
 		await page.screenshot({ path });
 		ctx.log(`credential: the modal shows Access Token, Base URL → ${path}`);
+
+		// Where people look: "bot" in the node panel of a new workflow (the nodes' codex aliases).
+		await page.goto(`${n8n.baseUrl}/workflow/new`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
+		await page.locator('[data-test-id="canvas-add-button"]').first().click({ timeout: 60_000 });
+		await page.locator('[data-test-id="node-creator-search-bar"]').first().fill('bot', { timeout: 30_000 });
+		const names = page.locator('[data-test-id="node-creator-item-name"]');
+		const top = await waitFor('search results for "bot"', async () => {
+			const count = await names.count();
+			if (count < 3) return undefined;
+			return await Promise.all([0, 1, 2].map(async (index) => (await names.nth(index).innerText()).trim()));
+		}, { limitMs: 30_000 });
+		const searchShot = join(ctx.screenshotDir, 'node-panel-search-bot.png');
+		await page.screenshot({ path: searchShot });
+		assert.ok(top.some((name) => name.startsWith('Service Bot')), `a Service Bot node among the first three results for "bot": ${JSON.stringify(top)}`);
+		ctx.log(`"bot" in the node panel: first three results ${JSON.stringify(top)} → ${searchShot}`);
 	},
 };
 

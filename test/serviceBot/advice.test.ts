@@ -2,13 +2,14 @@
  * Refusals a user can act on say what to do in the error's message, which is all n8n's toast shows;
  * the service's own words come first. Each is a real refusal of the emulator, through the node.
  */
+import type { INodeParameters } from 'n8n-workflow';
 import { randomUUID } from 'node:crypto';
 
 import { byId, run, seedMessage, useEmulator } from './helpers';
 
 const ctx = useEmulator();
 
-async function messageOf(parameters: Record<string, unknown>): Promise<string> {
+async function messageOf(parameters: INodeParameters): Promise<string> {
 	const result = await run(ctx, parameters);
 	expect(result.error?.name).toBe('NodeApiError');
 	const message = result.error?.message ?? '';
@@ -16,8 +17,8 @@ async function messageOf(parameters: Record<string, unknown>): Promise<string> {
 	return message;
 }
 
-const send = (chatId: string): Record<string, unknown> => ({ resource: 'message', operation: 'sendMessage', chatId: byId(chatId), text: 'hello' });
-const edit = (messageId: number): Record<string, unknown> => ({
+const send = (chatId: string): INodeParameters => ({ resource: 'message', operation: 'sendMessage', chatId: byId(chatId), text: 'hello' });
+const edit = (messageId: number): INodeParameters => ({
 	resource: 'message',
 	operation: 'editMessageText',
 	chatId: byId(ctx.d.privateChatId),
