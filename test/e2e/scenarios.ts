@@ -412,10 +412,12 @@ const screenshots: Scenario = {
 		await page.locator('[data-test-id="canvas-add-button"]').first().click({ timeout: 60_000 });
 		await page.locator('[data-test-id="node-creator-search-bar"]').first().fill('bot', { timeout: 30_000 });
 		const names = page.locator('[data-test-id="node-creator-item-name"]');
+		// The panel first lists its categories ("Trigger manually", …); the search replaces them.
 		const top = await waitFor('search results for "bot"', async () => {
 			const count = await names.count();
 			if (count < 3) return undefined;
-			return await Promise.all([0, 1, 2].map(async (index) => (await names.nth(index).innerText()).trim()));
+			const first = await Promise.all([0, 1, 2].map(async (index) => (await names.nth(index).innerText()).trim()));
+			return first.includes('Trigger manually') ? undefined : first;
 		}, { limitMs: 30_000 });
 		const searchShot = join(ctx.screenshotDir, 'node-panel-search-bot.png');
 		await page.screenshot({ path: searchShot });
