@@ -32,7 +32,7 @@ import { callMethod, pause, refusalStatus } from '../shared/transport';
 import type { ChatAnswer } from '../shared/trigger/answers';
 import { answerDesk } from '../shared/trigger/answers';
 import { deliverUpdate } from '../shared/trigger/deliver';
-import { groupedItem } from '../shared/trigger/output';
+import { groupedItem, isCommand, routed } from '../shared/trigger/output';
 import type { ReceivedUpdate } from '../shared/trigger/update';
 import type { DeliveryEnvironment } from '../shared/trigger/deliver';
 import { deliveryKey, fingerprint, identityOf, keyed, runOf } from '../shared/trigger/identity';
@@ -138,9 +138,9 @@ class PollingMember implements FeedMember {
 	 * key (a unique index of its executions table, n8n 2.x): an update fetched again after n8n stopped
 	 * between creating its execution and saving the offset does not run twice. Older n8n ignores it.
 	 */
-	private emitUpdate(item: IDataObject, updateId: number): void {
+	private emitUpdate(update: ReceivedUpdate, item: IDataObject, updateId: number): void {
 		const deduplicationKey = `service-bot:${this.environment.windowKey}:${updateId}`;
-		this.ctx.emit([this.ctx.helpers.returnJsonArray([item])], undefined, undefined, deduplicationKey);
+		this.ctx.emit(routed(update, item, this.environment.settings), undefined, undefined, deduplicationKey);
 	}
 
 	/** The first update of the messages being gathered, which the service must keep until they ran. */
@@ -164,7 +164,7 @@ class PollingMember implements FeedMember {
 		if (gathered) return undefined;
 		if (delivery.run) {
 			if (this.environment.settings.showTyping) showTyping(this.ctx, delivery.chatId);
-			this.emitUpdate(delivery.item, updateId);
+			this.emitUpdate(delivery.update, delivery.item, updateId);
 			return undefined;
 		}
 		if ('answer' in delivery) return delivery.answer;
@@ -179,7 +179,8 @@ class PollingMember implements FeedMember {
 	 */
 	private gather(update: ReceivedUpdate): boolean {
 		const seconds = this.options.groupMessagesSeconds;
-		if (seconds === 0 || update.type !== 'message' || update.chatId === undefined || update.userId === undefined) return false;
+		// A command runs at once, alone: it asks for something specific.
+		if (seconds === 0 || update.type !== 'message' || isCommand(update) || update.chatId === undefined || update.userId === undefined) return false;
 		const key = JSON.stringify([update.chatId, update.userId]);
 		const deadline = Date.now() + seconds * 1000;
 		const group = this.groups.get(key);
@@ -211,7 +212,7 @@ class PollingMember implements FeedMember {
 		this.groups.delete(key);
 		this.storeOffset(Math.min(this.next ?? group.lastId + 1, this.held ?? Number.POSITIVE_INFINITY));
 		if (this.environment.settings.showTyping) showTyping(this.ctx, group.updates[0].chatId);
-		this.emitUpdate(groupedItem(group.updates, this.environment.settings), group.lastId);
+		this.emitUpdate(group.updates[group.updates.length - 1], groupedItem(group.updates, this.environment.settings), group.lastId);
 	}
 
 	/** Unpublishing: the messages being gathered run now rather than never. */
@@ -230,7 +231,7 @@ class PollingMember implements FeedMember {
 			this.done = true;
 			// Before the emit: n8n ends the test (aborting what is still open) once the execution ran.
 			if (this.feed && this.feed.published.length === 0) await this.feed.acknowledge(this.firstAnswer ?? delivery.updateId + 1, 'that the test showed', this.ctx);
-			this.emitUpdate(delivery.item, delivery.updateId);
+			this.emitUpdate(delivery.update, delivery.item, delivery.updateId);
 		} else if ('leftAnswer' in delivery && delivery.leftAnswer && delivery.updateId !== undefined) {
 			this.firstAnswer ??= delivery.updateId;
 		}

@@ -403,6 +403,54 @@ const threePollingWorkflowsOneBot: Scenario = {
 	},
 };
 
+const outputsByKind: Scenario = {
+	name: 'webhook trigger with Separate Outputs by Kind in real n8n: a message, a /command and a click each run only the branch of their output',
+	async run(ctx: ScenarioContext) {
+		const { emulator, n8n, echo: unused } = await setUp(ctx, { type: WEBHOOK_TRIGGER });
+		const { privateChatId } = emulator.demo;
+		const credentialId = unused.credentialId;
+		const webhookId = randomUUID();
+		const answer = (name: string, text: string, y: number): Record<string, unknown> =>
+			sendMessage({ id: randomUUID(), name, position: [300, y], credentialId, chatId: '={{ $json.chat_id }}', text });
+		const created = await n8n.request('POST', '/rest/workflows', {
+			name: 'Outputs by kind',
+			settings: { executionOrder: 'v1' },
+			nodes: [
+				webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId, typeVersion: 2, updates: ['*'], options: { separateOutputs: true } }),
+				answer('On a Message', '=M: {{ $json.chatInput }}', -200),
+				answer('On a Command', '=C: {{ $json.chatInput }}', 0),
+				answer('On a Click', '=K: {{ $json.chatInput }}', 200),
+			],
+			connections: {
+				[TRIGGER_NAME]: {
+					main: [
+						[{ node: 'On a Message', type: 'main', index: 0 }],
+						[{ node: 'On a Command', type: 'main', index: 0 }],
+						[{ node: 'On a Click', type: 'main', index: 0 }],
+					],
+				},
+			},
+		});
+		const id = String(created.id);
+		await n8n.activate(id);
+		await waitFor('the trigger to register', async () => ((await emulator.webhook()) ? true : undefined), { limitMs: 60_000 });
+
+		const answers = async (): Promise<string[]> => botTexts(await emulator.history(privateChatId)).filter((text) => /^[MCK]: /.test(text));
+		await emulator.userSends('hello');
+		await emulator.userSends('/start');
+		const sent = await fetch(`${emulator.baseUrl}/bot${emulator.demo.token}/sendMessage`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ chat_id: privateChatId, text: 'Tap', reply_markup: { inline_keyboard: [[{ text: 'Tap', callback_data: 'tapped' }]] } }),
+		});
+		await emulator.userClicks(((await sent.json()) as { result: { message_id: number } }).result.message_id, 'tapped');
+		await waitFor('three answers', async () => ((await answers()).length >= 3 ? true : undefined), { limitMs: 60_000 });
+		await emulator.idle();
+		assert.deepEqual((await answers()).sort(), ['C: /start', 'K: tapped', 'M: hello']);
+		ctx.log('one workflow, no Switch: the message ran "On a Message", the command "On a Command", the click "On a Click", each once');
+	},
+};
+
 /** Updates the service holds for the demo bot (not yet acknowledged). */
 async function pendingUpdates(emulator: EmulatorProcess): Promise<Json[]> {
 	const response = await fetch(`${emulator.baseUrl}/_emulator/updates?token=${encodeURIComponent(emulator.demo.token)}`);
@@ -471,4 +519,4 @@ const pollingTest: Scenario = {
 	},
 };
 
-export const TRIGGER_SCENARIOS: Scenario[] = [testThenPublish, testWhilePublished, threeWorkflowsOneBot, pollingAcrossRestarts, pollingTest, threePollingWorkflowsOneBot];
+export const TRIGGER_SCENARIOS: Scenario[] = [testThenPublish, testWhilePublished, threeWorkflowsOneBot, pollingAcrossRestarts, pollingTest, threePollingWorkflowsOneBot, outputsByKind];

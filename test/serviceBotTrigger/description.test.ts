@@ -33,6 +33,11 @@ const CHANGED_TEXTS = [
 	'properties.updates.description',
 	// Show Typing, a new option (off unless turned on).
 	'properties.options.options.showTyping.*',
+	// Separate Outputs by Kind, a new option (off unless turned on): the outputs are an expression
+	// that gives 0.1.0's one main output while it is off (output.test.ts evaluates it in n8n).
+	'properties.options.options.separateOutputs.*',
+	'outputs',
+	'outputs.*',
 	// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
 	'version',
 	'version.*',
@@ -133,7 +138,7 @@ describe('Service Bot Polling Trigger description', () => {
 		expect(updates(pollingTrigger)).toEqual(updates(webhookTrigger));
 		const options = pollingTrigger.properties.find((property) => property.name === 'options') as INodeProperties;
 		const byName = new Map((options.options as INodeProperties[]).map((option) => [option.name, option]));
-		expect([...byName.keys()].sort()).toEqual(['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'groupMessagesSeconds', 'longPollTimeout', 'showTyping', 'updatesPerRequest', 'userIds'].sort());
+		expect([...byName.keys()].sort()).toEqual(['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'groupMessagesSeconds', 'longPollTimeout', 'separateOutputs', 'showTyping', 'updatesPerRequest', 'userIds'].sort());
 		// Off unless set, so saved workflows run every message at once as before.
 		expect(byName.get('groupMessagesSeconds')).toMatchObject({ default: 0, typeOptions: { minValue: 0 } });
 		// The spec's ranges (part 8: getUpdates timeout 0–50 s, limit 1–100) and the defaults.

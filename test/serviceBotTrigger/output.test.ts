@@ -4,9 +4,11 @@
  * (`$json.chatInput`) and memory nodes (`$json.sessionId`) read in their automatic modes — and adds the
  * handy fields unless they are turned off. Version 1 (saved workflows) keeps its output.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
+import { ServiceBotTrigger } from '../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
 import type { Emulator } from '../emulator';
 import { SECRET_HEADER, makeHarness, messageUpdate, sendButton, startTestEmulator } from './helpers';
 
@@ -93,5 +95,70 @@ describe('version 1: saved workflows keep their output', () => {
 		expect(item).toMatchObject({ chat_id: emu.demo.privateChatId, text: 'hi' });
 		expect(item).not.toHaveProperty('sessionId');
 		expect(item).not.toHaveProperty('chatInput');
+	});
+});
+
+describe('Separate Outputs by Kind: messages, commands and clicks each on their own output, no Switch needed', () => {
+	/** Update ids per output, in the order the outputs are listed. */
+	const idsPerOutput = (outputs: INodeExecutionData[][][]): number[][] =>
+		[0, 1, 2].map((output) => outputs.flatMap((data) => (data[output] ?? []).map((item) => Number(item.json.update_id))));
+
+	test('n8n shows three outputs named Messages, Commands and Clicks when it is on, one output when it is off', () => {
+		const description = new ServiceBotTrigger().description;
+		const outputsOf = (options: Record<string, boolean>): unknown => {
+			const workflow = new Workflow({
+				nodes: [{ id: '1', name: 'Trigger', type: 'serviceBotTrigger', typeVersion: 2, position: [0, 0], parameters: { updates: ['*'], options } }],
+				connections: {},
+				active: false,
+				nodeTypes: { getByName: () => new ServiceBotTrigger(), getByNameAndVersion: () => new ServiceBotTrigger(), getKnownTypes: () => ({}) },
+			});
+			return NodeHelpers.getNodeOutputs(workflow, workflow.getNode('Trigger') as INode, description);
+		};
+		expect(outputsOf({})).toEqual(['main']);
+		expect(outputsOf({ separateOutputs: true })).toEqual([
+			{ type: 'main', displayName: 'Messages' },
+			{ type: 'main', displayName: 'Commands' },
+			{ type: 'main', displayName: 'Clicks' },
+		]);
+		expect(new ServiceBotPollingTrigger().description.outputs).toBe(description.outputs);
+	});
+
+	test('webhook: a message, a /command and a click come out on Messages, Commands and Clicks', async () => {
+		const harness = await makeHarness(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { separateOutputs: true } } });
+		await harness.activate();
+		const secret = { [SECRET_HEADER]: emu.webhookOf()?.secretToken ?? '' };
+		const messageId = await sendButton(emu, emu.demo.privateChatId, 'vote:yes');
+		const click = await emu.userClicks({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, messageId, data: 'vote:yes' });
+		const outputs: INodeExecutionData[][][] = [];
+		// Ids apart from the emulator's own (the click's), which the duplicate window would take for a repeat.
+		for (const body of [messageUpdate(901, emu.demo.privateChatId, emu.demo.userId, 'hello'), messageUpdate(902, emu.demo.privateChatId, emu.demo.userId, '/start'), click]) {
+			outputs.push((await harness.receive({ headers: secret, body })).workflowData ?? []);
+		}
+		await harness.delete();
+		expect(outputs.map((data) => data.length)).toEqual([3, 3, 3]);
+		expect(idsPerOutput(outputs)).toEqual([[901], [902], [click.update_id]]);
+	});
+
+	test('polling: the same routing; a /command is never held by Group Messages Within', async () => {
+		const harness = await makeHarness(emu, {
+			typeVersion: 2,
+			nodeType: new ServiceBotPollingTrigger(),
+			parameters: { updates: ['*'], options: { separateOutputs: true, groupMessagesSeconds: 60 } },
+		});
+		const trigger = await harness.startTrigger();
+		const command = await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: '/help' });
+		await trigger.waitForEmits(1);
+		const message = await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: 'thanks' });
+		// Gathered (not run) once a getUpdates answer held it and the trigger asks again; closing runs it.
+		const held = (call: { response: unknown }): boolean => ((call.response as { result?: IDataObject[] } | null)?.result ?? []).some((update) => update.update_id === message.update_id);
+		for (;;) {
+			const polls = emu.callsTo('getUpdates');
+			const at = polls.findIndex(held);
+			if (at >= 0 && polls.length > at + 1) break;
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+		expect(trigger.emitted).toHaveLength(1);
+		await trigger.close();
+		expect(idsPerOutput(trigger.emitted.map((data) => data))).toEqual([[message.update_id], [command.update_id], []]);
 	});
 });

@@ -7,6 +7,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { answerDesk } from '../../shared/trigger/answers';
 import { deliverUpdate } from '../../shared/trigger/deliver';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
+import { routed } from '../../shared/trigger/output';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { showTyping } from '../../shared/trigger/typing';
 import { registeredSecretDigests } from './lifecycle';
@@ -80,5 +81,5 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return {};
 	}
 	if (settings.showTyping) showTyping(this, delivery.chatId);
-	return { workflowData: [this.helpers.returnJsonArray([delivery.item])] };
+	return { workflowData: routed(delivery.update, delivery.item, settings) };
 }

@@ -1,9 +1,12 @@
 /** The parts of the two triggers' descriptions that are the same: what starts the workflow, and its output. */
 import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { UPDATE_TYPES } from '../spec';
 import { CREDENTIAL_TYPE } from '../transport';
+import { OUTPUT_KINDS } from './output';
+
+/** n8n's outputs of a trigger node: one, or one per kind of update with Separate Outputs by Kind (evaluated by n8n). */
+const TRIGGER_OUTPUTS: `={{${string}}}` = `={{ $parameter.options?.separateOutputs === true ? ${JSON.stringify(OUTPUT_KINDS.map(({ displayName }) => ({ type: 'main', displayName })))} : ["main"] }}`;
 
 const UPDATE_TYPE_NAMES: Record<(typeof UPDATE_TYPES)[number], { name: string; description: string; words: string }> = {
 	message: { name: 'Message', description: 'A user sends a message in a chat the bot can see', words: 'messages' },
@@ -29,7 +32,7 @@ export const TRIGGER_NODE_BASE = {
 	version: TRIGGER_VERSIONS,
 	defaultVersion: 2,
 	inputs: [],
-	outputs: [NodeConnectionTypes.Main],
+	outputs: TRIGGER_OUTPUTS,
 	credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 } satisfies Partial<INodeTypeDescription>;
 
@@ -74,6 +77,14 @@ const showTyping: INodeProperties = {
 		'Whether to show "typing…" in the chat as soon as an update that starts the workflow arrives (the service shows it for a few seconds), so the user sees the bot is working while, say, an AI agent thinks',
 };
 
+const separateOutputs: INodeProperties = {
+	displayName: 'Separate Outputs by Kind',
+	name: 'separateOutputs',
+	type: 'boolean',
+	default: false,
+	description: `Whether to give each kind of update its own output: ${OUTPUT_KINDS.map(({ displayName }) => displayName).join(', ')} (messages whose text starts with /). The nodes after the trigger then need no Switch.`,
+};
+
 const restrictToChatIds: INodeProperties = {
 	displayName: 'Restrict to Chat IDs',
 	name: 'chatIds',
@@ -109,7 +120,7 @@ function collection(options: INodeProperties[], versions: NonNullable<NonNullabl
 /** The Options collection of each version: the options both deliveries share and the delivery's own. */
 export function optionsCollections(own: INodeProperties[]): INodeProperties[] {
 	return [
-		collection([addHandyFields, restrictToChatIds, restrictToUserIds, showTyping, ...own], [1]),
-		collection([addHandyFieldsV2, restrictToChatIds, restrictToUserIds, showTyping, ...own], [{ _cnd: { gte: 2 } }]),
+		collection([addHandyFields, restrictToChatIds, restrictToUserIds, separateOutputs, showTyping, ...own], [1]),
+		collection([addHandyFieldsV2, restrictToChatIds, restrictToUserIds, separateOutputs, showTyping, ...own], [{ _cnd: { gte: 2 } }]),
 	];
 }

@@ -2,7 +2,7 @@
  * The item a received update becomes: the update as received, on request handy top-level fields, and
  * (version 2) the two fields n8n's AI Agent and memory nodes read in their automatic modes.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { ReceivedUpdate } from './update';
 
@@ -10,6 +10,29 @@ export interface OutputShape {
 	readonly addHandyFields: boolean;
 	/** `sessionId` and `chatInput` on every item (trigger version 2). */
 	readonly agentInput: boolean;
+	/** One output per kind of update (OUTPUT_KINDS) instead of one for all. */
+	readonly separateOutputs: boolean;
+}
+
+/**
+ * The outputs of Separate Outputs by Kind, in order. A command is a message whose text starts with
+ * "/" (the service's convention for bot commands); a click is a callback query; anything else the
+ * trigger runs for is a message.
+ */
+export const OUTPUT_KINDS = [
+	{ displayName: 'Messages', holds: (update: ReceivedUpdate) => update.type !== 'callback_query' && !isCommand(update) },
+	{ displayName: 'Commands', holds: isCommand },
+	{ displayName: 'Clicks', holds: (update: ReceivedUpdate) => update.type === 'callback_query' },
+] as const;
+
+export function isCommand(update: ReceivedUpdate): boolean {
+	return update.type === 'message' && (update.text?.startsWith('/') ?? false);
+}
+
+/** What the trigger emits for one item: on the one output, or on the output of the update's kind. */
+export function routed(update: ReceivedUpdate, item: IDataObject, shape: OutputShape): INodeExecutionData[][] {
+	if (!shape.separateOutputs) return [[{ json: item }]];
+	return OUTPUT_KINDS.map((kind) => (kind.holds(update) ? [{ json: item }] : []));
 }
 
 /**

@@ -14,6 +14,7 @@ import type { TriggerContext } from './identity';
 interface Options {
 	addHandyFields?: boolean;
 	showTyping?: boolean;
+	separateOutputs?: boolean;
 	chatIds?: string;
 	userIds?: string;
 	// Webhook delivery.
@@ -94,6 +95,7 @@ export function readDeliverySettings(ctx: TriggerContext): DeliverySettings {
 		addHandyFields: options.addHandyFields ?? ctx.getNode().typeVersion >= 2,
 		agentInput: ctx.getNode().typeVersion >= 2,
 		showTyping: options.showTyping === true,
+		separateOutputs: options.separateOutputs === true,
 	};
 }
 
