@@ -312,6 +312,24 @@ describe('callback resource', () => {
 		expect(jsonOf(out)).toEqual([{ answered: true }]);
 		expect(ctx.emu.callbackAnswers()).toMatchObject([{ callback_query_id: id, text: 'Thanks!', show_alert: true, cache_time: 5 }]);
 	});
+
+	it("answerCallbackQuery right after the trigger: its output has the clicked message's chat_id and message_id, so an edit reads $json without naming the trigger", async () => {
+		await seedMessage(ctx, ctx.d.groupChatId, { text: 'pick', reply_markup: yesNoMarkup });
+		const click = await ctx.emu.userClicks({ chatId: ctx.d.groupChatId, userId: ctx.d.userId, messageId: 1, data: 'yes' });
+		const answered = await runOk(
+			ctx,
+			{ resource: 'callback', operation: 'answerCallbackQuery', callbackQueryId: '={{ $json.callback_query.id }}', additionalFields: {} },
+			{ items: [click as unknown as IDataObject] },
+		);
+		expect(jsonOf(answered)).toEqual([{ answered: true, chat_id: ctx.d.groupChatId, message_id: 1 }]);
+
+		await runOk(
+			ctx,
+			{ resource: 'message', operation: 'editMessageText', chatId: byId('={{ $json.chat_id }}'), messageId: '={{ $json.message_id }}', text: 'You chose yes' },
+			{ items: jsonOf(answered) },
+		);
+		expect(ctx.emu.history(ctx.d.groupChatId)).toMatchObject([{ message_id: 1, text: 'You chose yes' }]);
+	});
 });
 
 describe('bot resource', () => {

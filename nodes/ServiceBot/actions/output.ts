@@ -11,8 +11,17 @@ function asItem(value: unknown): IDataObject {
 	return isObject(value) ? value : { result: value as IDataObject[keyof IDataObject] };
 }
 
-/** The json of the output items of one request. An empty list gives no item. */
-export function shapeResult(output: Output, result: unknown, body: IDataObject, splitIntoItems: boolean): IDataObject[] {
+/** The clicked message's chat and id, when `input` is the update of the click `callbackQueryId`. */
+function clickedMessage(input: IDataObject, callbackQueryId: unknown): IDataObject {
+	const click = isObject(input.callback_query) ? input.callback_query : undefined;
+	const message = click && isObject(click.message) ? click.message : undefined;
+	const chat = message && isObject(message.chat) ? message.chat : undefined;
+	if (!click || String(click.id) !== String(callbackQueryId) || !message || !chat) return {};
+	return { chat_id: chat.id as IDataObject[keyof IDataObject], message_id: message.message_id as IDataObject[keyof IDataObject] };
+}
+
+/** The json of the output items of one request (for `input`, the item it was read from). An empty list gives no item. */
+export function shapeResult(output: Output, result: unknown, body: IDataObject, splitIntoItems: boolean, input: IDataObject = {}): IDataObject[] {
 	switch (output.kind) {
 		case 'list': {
 			const list = Array.isArray(result) ? (result as unknown[]) : [];
@@ -24,6 +33,8 @@ export function shapeResult(output: Output, result: unknown, body: IDataObject, 
 			return [{ count: result as number }];
 		case 'copiedMessage':
 			return [isObject(result) ? { ...result, chat_id: body.chat_id } : { message_id: result as number, chat_id: body.chat_id }];
+		case 'clickAnswer':
+			return [typeof result === 'boolean' ? { answered: result, ...clickedMessage(input, body.callback_query_id) } : asItem(result)];
 		case 'object':
 			return [asItem(result)];
 	}

@@ -214,7 +214,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 						sentAsPlainText = true;
 						return await send(plain);
 					});
-					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex));
+					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex), items[itemIndex].json);
 					if (sentAsPlainText) for (const json of shaped) json.sentAsPlainText = true;
 					(outputs[itemIndex] ??= []).push(...shaped);
 				}

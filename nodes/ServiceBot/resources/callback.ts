@@ -47,6 +47,6 @@ export const callbackMethods: readonly Method[] = inResource('callback', [
 				min: 0,
 			},
 		],
-		output: { kind: 'flag', key: 'answered' },
+		output: { kind: 'clickAnswer' },
 	},
 ]);

@@ -26,6 +26,12 @@ export type Output =
 	| { readonly kind: 'count' }
 	/** `{message_id}` of a copy, with the destination `chat_id` added. */
 	| { readonly kind: 'copiedMessage' }
+	/**
+	 * `{answered: true}` and, when the input item is the click being answered (a trigger's item), the
+	 * clicked message's `chat_id` and `message_id`: the next node (an edit of that message) reads them
+	 * from `$json` without naming the trigger.
+	 */
+	| { readonly kind: 'clickAnswer' }
 	/** One item per entry, or (option Split Into Items off) one item `{[key]: list}`. */
 	| { readonly kind: 'list'; readonly key: string };
 
