@@ -16,6 +16,11 @@ export const WORKFLOWS = {
 	demoBot: { file: 'demo-bot.json', id: 'SvcBotDemoBot001' },
 	/** Manual trigger → Service Bot "Send and Wait for Response" (approval, in the chat) → "Send Message" with the decision. */
 	approval: { file: 'approval.json', id: 'SvcBotApproval01' },
+	/**
+	 * The README's first bot, unpublished: Service Bot Trigger (Separate Outputs by Kind) → a message gets
+	 * a keyboard, /start a welcome, a click its answer and the clicked message edited (no Switch, no trigger named).
+	 */
+	firstBot: { file: 'first-bot.json', id: 'SvcBotFirstBot01' },
 } as const;
 
 /** The demo bot's trigger node: its webhook path is `webhook/<webhookId>/webhook`. */

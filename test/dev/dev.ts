@@ -108,12 +108,12 @@ async function main(): Promise<void> {
 	const n8n = new N8n({ install, userFolder, port: n8nPort, brokerPort: await freePort(), logDir });
 	say('importing the credential and the example workflows into n8n (each n8n command takes a few seconds)…');
 	await n8n.importCredentials([demoCredential(demo), modelCredential(model.baseUrl)]);
-	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo), demoWorkflow('approval', demo), aiExampleWorkflow()]);
+	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo), demoWorkflow('approval', demo), demoWorkflow('firstBot', demo), aiExampleWorkflow()]);
 	await n8n.publish(WORKFLOWS.demoBot.id);
 	say('starting n8n…');
 	await n8n.start();
 	await n8n.setupOwner(DEMO_OWNER);
-	const hook = await waitFor('the echo bot to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+	await waitFor('the echo bot to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
 
 	const { privateChatId: chat, userId: user } = emulator.demo;
 	const api = emulator.baseUrl;
@@ -123,8 +123,11 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
 
   Editor     ${bold(n8n.baseUrl)}
   Login      ${bold(DEMO_OWNER.email)} / ${bold(DEMO_OWNER.password)}
-  Workflows  "Service Bot: echo bot with buttons"   published; its trigger owns the bot's webhook
-                                                     (${hook.url.replace(n8n.baseUrl, '')})
+  Workflows  "Service Bot: echo bot with buttons"   published; a trigger of your own on this bot
+                                                     listens beside it (then both answer: unpublish
+                                                     this one to have the chat to yourself)
+             "Service Bot: my first bot (starter)"   the README's first bot: unpublish the echo bot,
+                                                     publish this one, chat on the page below
              "Service Bot: send a message with a keyboard"   open it and click "Execute workflow"
              "Service Bot: ask for approval in the chat"     execute it, then tap Approve (below): the
                                                      echo bot's trigger brings the answer back

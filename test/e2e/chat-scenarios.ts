@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
-import { launchBrowser } from './lib/browser';
+import { launchBrowser, signIn } from './lib/browser';
 import type { ScenarioContext } from './lib/context';
+import type { StoredMessage } from './lib/emulator';
 import { waitFor } from './lib/processes';
 import type { Scenario } from './lib/runner';
 
@@ -58,4 +59,48 @@ const chatPage: Scenario = {
 	},
 };
 
-export const CHAT_SCENARIOS: Scenario[] = [chatPage];
+const firstBot: Scenario = {
+	name: "the README's first bot (the starter workflow of npm run dev) in real n8n: a message gets a keyboard, /start a welcome, a tap its toast and the clicked message edited, with no Switch and no trigger named",
+	async run(ctx: ScenarioContext) {
+		const emulator = await ctx.emulator();
+		const n8n = await ctx.n8n();
+		await n8n.start();
+		await n8n.setupOwner();
+		const id = (await ctx.createDemo(n8n, emulator)).workflowIds.firstBot;
+		await n8n.activate(id);
+		await waitFor('the starter to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+		const bot = async (): Promise<StoredMessage[]> => (await emulator.history()).filter((message) => message.from?.is_bot === true);
+
+		await emulator.userSends('hi');
+		const offer = await waitFor('the keyboard', async () => (await bot()).find((message) => message.text === 'Hello Demo! Tea or coffee?'), { limitMs: 60_000 });
+		assert.deepEqual(offer.reply_markup?.inline_keyboard?.flat().map((button) => button.text), ['🍵 Tea', '☕ Coffee']);
+		await emulator.userSends('/start');
+		await waitFor('the welcome', async () => (await bot()).find((message) => message.text === 'Welcome! Write me anything and I will offer you a drink.'), { limitMs: 60_000 });
+		await emulator.userClicks(offer.message_id, 'tea');
+		const edited = await waitFor('the edit', async () => (await bot()).find((message) => message.message_id === offer.message_id && message.text === 'Thanks, your order is in. ✔'), { limitMs: 60_000 });
+		assert.equal(edited.reply_markup, undefined, 'the keyboard is gone');
+		assert.deepEqual((await emulator.callbackAnswers()).map((answer) => answer.text), ['One tea coming up']);
+		ctx.log('a message → "Hello Demo! Tea or coffee?" with 🍵 Tea / ☕ Coffee; /start → the welcome; 🍵 Tea → toast "One tea coming up", the offer edited, keyboard gone');
+
+		const browser = await launchBrowser(ctx.install);
+		ctx.defer(() => browser.close());
+		const { page } = browser;
+		await signIn(page, n8n.baseUrl);
+		await page.goto(`${n8n.baseUrl}/workflow/${id}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
+		const nodes = page.locator('[data-test-id="canvas-node"]');
+		await waitFor('the five nodes of the starter on the canvas', async () => ((await nodes.count()) === 5 ? true : undefined), { limitMs: 60_000 });
+		// The canvas fades in after its nodes exist; the screenshot is for the README.
+		await new Promise((resolve) => setTimeout(resolve, 2000));
+		// n8n's "Production Checklist" opens over a published workflow's canvas.
+		const checklist = page.getByText('Production Checklist');
+		if ((await checklist.count()) > 0) {
+			await page.keyboard.press('Escape');
+			await checklist.first().waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
+		}
+		const shot = join(ctx.screenshotDir, 'first-bot-workflow.png');
+		await page.screenshot({ path: shot });
+		ctx.log(`the starter on the canvas: the trigger's three outputs lead to their own nodes → ${shot}`);
+	},
+};
+
+export const CHAT_SCENARIOS: Scenario[] = [chatPage, firstBot];

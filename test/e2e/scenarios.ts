@@ -10,11 +10,10 @@ import { ACTION_SCENARIOS } from './action-scenarios';
 import { AI_SCENARIOS } from './ai-scenarios';
 import { CHAT_SCENARIOS } from './chat-scenarios';
 import { ANSWER_SCENARIOS } from './answer-scenarios';
-import { launchBrowser } from './lib/browser';
+import { launchBrowser, signIn } from './lib/browser';
 import type { Page } from './lib/browser';
 import type { StoredMessage } from './lib/emulator';
 import { PACKAGE_NAME } from './lib/install';
-import { DEMO_OWNER } from './lib/n8n';
 import type { Json } from './lib/n8n';
 import { waitFor } from './lib/processes';
 import type { Scenario } from './lib/runner';
@@ -297,11 +296,7 @@ const screenshots: Scenario = {
 		const browser = await launchBrowser(ctx.install);
 		ctx.defer(() => browser.close());
 		const { page } = browser;
-		await page.goto(`${n8n.baseUrl}/signin`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
-		await page.locator('input[name="emailOrLdapLoginId"], input[type="email"]').first().fill(DEMO_OWNER.email, { timeout: 60_000 });
-		await page.locator('input[name="password"]').first().fill(DEMO_OWNER.password);
-		await page.locator('[data-test-id="form-submit-button"], button[type="submit"]').first().click();
-		await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 60_000 });
+		await signIn(page, n8n.baseUrl);
 		ctx.log('logged in to the editor');
 
 		// The echo bot on the canvas: all five nodes render (none shown as an unknown node).

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 
 import type { N8nInstall } from './install';
+import { DEMO_OWNER } from './n8n';
 
 export interface Locator {
 	first(): Locator;
@@ -91,4 +92,13 @@ export async function launchBrowser(install: N8nInstall): Promise<HeadlessBrowse
 			await browser.close().catch(() => undefined);
 		},
 	};
+}
+
+/** Signs in to n8n's editor as the demo owner. */
+export async function signIn(page: Page, baseUrl: string): Promise<void> {
+	await page.goto(`${baseUrl}/signin`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
+	await page.locator('input[name="emailOrLdapLoginId"], input[type="email"]').first().fill(DEMO_OWNER.email, { timeout: 60_000 });
+	await page.locator('input[name="password"]').first().fill(DEMO_OWNER.password);
+	await page.locator('[data-test-id="form-submit-button"], button[type="submit"]').first().click();
+	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 60_000 });
 }
