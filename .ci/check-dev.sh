@@ -25,9 +25,10 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 n8n_port="$(free_port)"
 emulator_port="$(free_port)"
+model_port="$(free_port)"
 state="$(mktemp -d)"
 out="$state/npm-run-dev.out"
-export SERVICE_BOT_DEV_N8N_PORT="$n8n_port" SERVICE_BOT_DEV_EMULATOR_PORT="$emulator_port" SERVICE_BOT_DEV_DIR="$state"
+export SERVICE_BOT_DEV_N8N_PORT="$n8n_port" SERVICE_BOT_DEV_EMULATOR_PORT="$emulator_port" SERVICE_BOT_DEV_MODEL_PORT="$model_port" SERVICE_BOT_DEV_DIR="$state"
 editor="http://127.0.0.1:$n8n_port"
 emulator="http://127.0.0.1:$emulator_port"
 
@@ -89,7 +90,7 @@ while kill -0 "$dev" 2>/dev/null; do
 	[ "$SECONDS" -lt "$stop_limit" ] || fail "npm run dev still runs 60 s after Ctrl-C"
 	sleep 1
 done
-for port in "$n8n_port" "$emulator_port"; do
+for port in "$n8n_port" "$emulator_port" "$model_port"; do
 	if port_open "$port"; then fail "port $port still answers after npm run dev stopped"; fi
 done
-say "stopped; n8n and the emulator are gone"
+say "stopped; n8n, the emulator and the stand-in chat model are gone"
