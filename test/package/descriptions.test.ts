@@ -150,6 +150,10 @@ describe('node descriptions against version 0.1.0', () => {
 			[
 				// Show Typing, a new option (off unless turned on).
 				'options @ {}.options[name=showTyping]',
+				// Separate Outputs by Kind, a new option (off unless turned on); the outputs an expression that
+				// gives 0.1.0's one main output while it is off.
+				'options @ {}.options[name=separateOutputs]',
+				'node.outputs',
 				// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
 				'node.defaultVersion',
 				'node.version',
