@@ -21,7 +21,7 @@ const refused = async (text: string, parse_mode: string, reason: RegExp): Promis
 
 describe('HTML', () => {
 	it('accepts nested, closed tags and entities', async () => {
-		await send('<b>bold <i>both</i></b> &lt;tag&gt; <a href="https://example.com">link</a> <pre><code>x</code></pre>', 'HTML');
+		await send('<b>bold <i>both</i></b> &lt;tag&gt; &quot;&#169;&#x1F600; R&D & co <a href="https://example.com">link</a> <pre><code>x</code></pre>', 'HTML');
 		expect(emu.history(d.privateChatId)).toHaveLength(1);
 	});
 
@@ -31,6 +31,7 @@ describe('HTML', () => {
 		await refused('<blink>x</blink>', 'HTML', /Unsupported start tag "blink" at byte offset 0/);
 		await refused('1 < 2', 'HTML', /Unclosed start tag at byte offset 2/);
 		await refused('x</b>', 'HTML', /Unexpected end tag at byte offset 1/);
+		await refused('a&nbsp;b', 'HTML', /Unsupported HTML entity "&nbsp;" at byte offset 1/);
 		expect(emu.history(d.privateChatId)).toHaveLength(0);
 	});
 });

@@ -6,7 +6,8 @@
  *
  * - HTML: tags b, strong, i, em, u, ins, s, strike, del, span, tg-spoiler, a, tg-emoji, code, pre,
  *   blockquote; every start tag needs its end tag, properly nested; `<` and `>` outside tags must be
- *   written as entities (`&lt;`, `&gt;`, `&amp;`, `&quot;`, numeric).
+ *   written as entities (`&lt;`, `&gt;`, `&amp;`, `&quot;`, numeric). No other named entity exists
+ *   (`&nbsp;` is refused); a bare `&` is text.
  * - Markdown (legacy): `*bold*`, `_italic_`, `` `code` ``, ```` ```pre``` ````, `[text](url)`; no
  *   nesting; `\` escapes `_ * ` [` outside an entity.
  * - MarkdownV2: `*bold*`, `_italic_`, `__underline__`, `~strike~`, `||spoiler||`, `` `code` ``,
@@ -34,6 +35,9 @@ const HTML_TAGS = new Set([
 	'blockquote',
 ]);
 
+/** The named HTML entities the service knows (Telegram's HTML style); numeric ones are all allowed. */
+const HTML_ENTITIES = new Set(['lt', 'gt', 'amp', 'quot']);
+
 const encoder = new TextEncoder();
 
 function byteOffset(text: string, index: number): number {
@@ -50,6 +54,13 @@ function checkHtml(text: string): void {
 	while (index < text.length) {
 		const char = text[index];
 		if (char === '>') refuse(`Unexpected end of tag at byte offset ${byteOffset(text, index)}`);
+		if (char === '&') {
+			// Only four named entities exist for the service (and numeric ones); a bare "&" is text.
+			const named = /^&([A-Za-z][A-Za-z0-9]*);/.exec(text.slice(index));
+			if (named && !HTML_ENTITIES.has(named[1])) refuse(`Unsupported HTML entity "&${named[1]};" at byte offset ${byteOffset(text, index)}`);
+			index++;
+			continue;
+		}
 		if (char !== '<') {
 			index++;
 			continue;
