@@ -82,7 +82,10 @@ const errorOutput: Scenario = {
 		);
 		assert.deepEqual(
 			failed.map((item: Json) => item.json.error),
-			['Forbidden: bot is not a member of the chat', "Chat: 'not a chat' is not a chat UUID or @username [item 2]"],
+			[
+				'Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again',
+				"Chat: 'not a chat' is not a chat UUID or @username [item 2]",
+			],
 			'the service error and the input error are on the error output',
 		);
 		assert.deepEqual(
