@@ -28,11 +28,12 @@ import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ServiceFailure } from '../shared/transport';
-import { callMethod, failureOf, pause, rereadToken } from '../shared/transport';
+import { callMethod, failureOf, messageOf, pause, rereadToken } from '../shared/transport';
 import type { ChatAnswer } from '../shared/trigger/answers';
 import type { Holder } from '../shared/trigger/holders';
 import { describeWorkflows, holdersOf } from '../shared/trigger/holders';
-import { fingerprint, keyed } from '../shared/trigger/identity';
+import { botKeyOf } from '../shared/trigger/identity';
+import { updateIdOf } from '../shared/trigger/update';
 import type { PollingOptions } from '../shared/trigger/settings';
 import { ALLOWED_UPDATES } from '../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
@@ -71,10 +72,6 @@ export function retryWait(failure: ServiceFailure | undefined, failures: number)
 		return Math.min(asked !== undefined && asked >= 0 ? asked * 1000 : POLL_TIMING.backoffStartMs, POLL_TIMING.retryAfterMaxMs);
 	}
 	return backoff(failures);
-}
-
-export function messageOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }
 
 export function tokenRefused(ctx: ITriggerFunctions): NodeOperationError {
@@ -126,11 +123,6 @@ export interface FeedMember {
 	take(body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<ChatAnswer | undefined>;
 	/** Whether it wants no more updates (a test that showed its update). */
 	readonly done: boolean;
-}
-
-function updateIdOf(body: unknown): number | undefined {
-	const id = typeof body === 'object' && body !== null ? (body as IDataObject).update_id : undefined;
-	return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : undefined;
 }
 
 export class BotFeed {
@@ -399,18 +391,9 @@ export class BotFeed {
 /** The running feeds of this n8n process, by bot. */
 const feeds = new Map<string, BotFeed>();
 
-function botKey(token: string): string {
-	return fingerprint('polled-bot', keyed(token, 'bot:v1', []));
-}
-
-/** The feed of this bot in this n8n, if one runs. */
-export function feedOf(token: string): BotFeed | undefined {
-	return feeds.get(botKey(token));
-}
-
 /** Joins the bot's feed, starting one when none runs. */
 export function joinFeed(token: string, member: FeedMember): BotFeed {
-	const key = botKey(token);
+	const key = botKeyOf(token, 'polled-bot');
 	const running = feeds.get(key);
 	if (running) {
 		running.join(member);

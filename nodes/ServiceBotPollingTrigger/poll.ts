@@ -28,17 +28,17 @@
 import type { IDataObject, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { callMethod, pause, refusalStatus } from '../shared/transport';
+import { callMethod, messageOf, pause, refusalStatus } from '../shared/transport';
 import type { ChatAnswer } from '../shared/trigger/answers';
 import { answerDesk } from '../shared/trigger/answers';
 import { deliverUpdate } from '../shared/trigger/deliver';
 import { groupedItem, isCommand, routed } from '../shared/trigger/output';
 import type { ReceivedUpdate } from '../shared/trigger/update';
-import type { DeliveryEnvironment } from '../shared/trigger/deliver';
-import { deliveryKey, fingerprint, identityOf, keyed, runOf } from '../shared/trigger/identity';
+import type { Delivery, DeliveryEnvironment } from '../shared/trigger/deliver';
+import { botKeyOf, deliveryKey, identityOf, runOf } from '../shared/trigger/identity';
 import type { PollingOptions } from '../shared/trigger/settings';
 import { readDeliverySettings, readPollingOptions, requireToken } from '../shared/trigger/settings';
-import { holdersOf, recordHolder } from '../shared/trigger/holders';
+import { holderOf, holdersOf, recordHolder } from '../shared/trigger/holders';
 import { showTyping } from '../shared/trigger/typing';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
@@ -79,9 +79,8 @@ async function ensureNoWebhook(ctx: ITriggerFunctions, options: PollingOptions, 
 
 /** One user's messages in one chat, gathered into one execution (Group Messages Within). */
 interface MessageGroup {
+	/** In the order they came; never empty. */
 	readonly updates: ReceivedUpdate[];
-	readonly firstId: number;
-	lastId: number;
 	/** When it runs unless another message comes first (which moves it on). */
 	deadline: number;
 }
@@ -102,13 +101,17 @@ class PollingMember implements FeedMember {
 	private readonly waiters = new Set<Promise<void>>();
 	private readonly stopping = new AbortController();
 
+	/** The environment for an update whose answer another member brings. */
+	private readonly leavingAnswers: DeliveryEnvironment;
+
 	constructor(
 		readonly ctx: ITriggerFunctions,
 		readonly options: PollingOptions,
 		private readonly environment: DeliveryEnvironment,
 		token: string,
 	) {
-		this.botKey = fingerprint('polling-offset', keyed(token, 'bot:v1', []));
+		this.leavingAnswers = { ...environment, answers: { ...environment.answers, brings: false } };
+		this.botKey = botKeyOf(token, 'polling-offset');
 		this.test = runOf(ctx) === 'test';
 		this.next = this.storedOffset();
 	}
@@ -145,13 +148,12 @@ class PollingMember implements FeedMember {
 
 	/** The first update of the messages being gathered, which the service must keep until they ran. */
 	get held(): number | undefined {
-		const firsts = [...this.groups.values()].map((group) => group.firstId);
+		const firsts = [...this.groups.values()].map((group) => group.updates[0].updateId);
 		return firsts.length > 0 ? Math.min(...firsts) : undefined;
 	}
 
 	async take(body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<ChatAnswer | undefined> {
-		const environment = bringsAnswers ? this.environment : { ...this.environment, answers: { ...this.environment.answers, brings: false } };
-		const delivery = await deliverUpdate(body, environment);
+		const delivery = await deliverUpdate(body, bringsAnswers ? this.environment : this.leavingAnswers);
 		if (updateId === undefined || delivery.updateId === undefined) {
 			if (!delivery.run && !this.test) this.ctx.logger.warn(`${this.name}: skipped an entry that is ${'reason' in delivery ? delivery.reason : 'not an update'}`);
 			return undefined;
@@ -186,13 +188,12 @@ class PollingMember implements FeedMember {
 		const group = this.groups.get(key);
 		if (group) {
 			group.updates.push(update);
-			group.lastId = update.updateId;
 			group.deadline = deadline;
 			return true;
 		}
-		this.groups.set(key, { updates: [update], firstId: update.updateId, lastId: update.updateId, deadline });
+		this.groups.set(key, { updates: [update], deadline });
 		const waiter = this.runWhenQuiet(key).catch((error: unknown) => {
-			this.ctx.logger.error(`${this.name}: could not run grouped messages: ${error instanceof Error ? error.message : String(error)}`);
+			this.ctx.logger.error(`${this.name}: could not run grouped messages: ${messageOf(error)}`);
 		});
 		this.waiters.add(waiter);
 		void waiter.finally(() => this.waiters.delete(waiter));
@@ -210,9 +211,10 @@ class PollingMember implements FeedMember {
 		const group = this.groups.get(key);
 		if (!group) return;
 		this.groups.delete(key);
-		this.storeOffset(Math.min(this.next ?? group.lastId + 1, this.held ?? Number.POSITIVE_INFINITY));
-		if (this.environment.settings.showTyping) showTyping(this.ctx, group.updates[0].chatId);
-		this.emitUpdate(group.updates[group.updates.length - 1], groupedItem(group.updates, this.environment.settings), group.lastId);
+		const last = group.updates[group.updates.length - 1];
+		this.storeOffset(Math.min(this.next ?? last.updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
+		if (this.environment.settings.showTyping) showTyping(this.ctx, last.chatId);
+		this.emitUpdate(last, groupedItem(group.updates, this.environment.settings), last.updateId);
 	}
 
 	/** Unpublishing: the messages being gathered run now rather than never. */
@@ -226,7 +228,7 @@ class PollingMember implements FeedMember {
 	 * is acknowledged (with those before it), so a workflow published afterwards does not run it again,
 	 * as with n8n's own triggers; while one polls, nothing is acknowledged, so that one still gets it.
 	 */
-	private async show(delivery: Awaited<ReturnType<typeof deliverUpdate>>): Promise<undefined> {
+	private async show(delivery: Delivery): Promise<undefined> {
 		if (delivery.run) {
 			this.done = true;
 			// Before the emit: n8n ends the test (aborting what is still open) once the execution ran.
@@ -264,7 +266,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 		// n8n installs the test's emit before it calls this.
 		return { closeFunction: async () => await member.feed?.leave(member), manualTriggerFunction: async () => join() };
 	}
-	const forget = recordHolder(token, { holding: 'polling', workflowId: identity.workflowId, workflowName: this.getWorkflow().name ?? '', nodeName: this.getNode().name });
+	const forget = recordHolder(token, holderOf(this, 'polling'));
 	join();
 	return {
 		closeFunction: async () => {

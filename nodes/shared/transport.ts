@@ -81,6 +81,11 @@ export type ServiceFailure =
 const failures = new WeakMap<NodeApiError, ServiceFailure>();
 
 /** The typed failure of an error thrown by `callMethod`; undefined for any other error. */
+/** The message of anything thrown, for log lines and errors of our own. */
+export function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
 export function failureOf(error: unknown): ServiceFailure | undefined {
 	return error instanceof NodeApiError ? failures.get(error) : undefined;
 }
@@ -190,7 +195,8 @@ function networkCode(error: unknown, depth = 0): string | undefined {
 	return undefined;
 }
 
-function messageOf(error: unknown): string {
+/** A network error's message with its cause's (Node puts the useful part, ECONNREFUSED …, there). */
+function messageWithCause(error: unknown): string {
 	if (error instanceof Error) {
 		const cause = (error as { cause?: unknown }).cause;
 		const causeMessage = cause instanceof Error ? cause.message : '';
@@ -346,7 +352,7 @@ export async function callMethod<T = unknown>(
 				httpCode: timedOut ? 504 : 503,
 				message: timedOut
 					? `The service did not answer ${method} in time`
-					: `Could not reach the service for ${method}: ${messageOf(error)}`,
+					: `Could not reach the service for ${method}: ${messageWithCause(error)}`,
 				description: nothingSent
 					? 'Check the base URL in the Service Bot API credential and that the service is reachable.'
 					: readOnly

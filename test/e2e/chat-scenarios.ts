@@ -6,22 +6,30 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
+import type { WORKFLOWS } from '../dev/demo';
 import { launchBrowser, signIn } from './lib/browser';
 import type { ScenarioContext } from './lib/context';
-import type { StoredMessage } from './lib/emulator';
+import type { EmulatorProcess, StoredMessage } from './lib/emulator';
+import type { N8n } from './lib/n8n';
 import { waitFor } from './lib/processes';
 import type { Scenario } from './lib/runner';
+
+/** An emulator and a fresh n8n with the demo content, one example workflow published (its webhook registered). */
+async function withPublished(ctx: ScenarioContext, workflow: keyof typeof WORKFLOWS): Promise<{ emulator: EmulatorProcess; n8n: N8n; id: string }> {
+	const emulator = await ctx.emulator();
+	const n8n = await ctx.n8n();
+	await n8n.start();
+	await n8n.setupOwner();
+	const id = (await ctx.createDemo(n8n, emulator)).workflowIds[workflow];
+	await n8n.activate(id);
+	await waitFor(`"${workflow}" to register its webhook`, async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+	return { emulator, n8n, id };
+}
 
 const chatPage: Scenario = {
 	name: "the emulator's chat page in Chromium: a message typed there reaches the published echo bot, its answer shows with buttons, a tap shows the bot's callback answer as a toast and the message as edited",
 	async run(ctx: ScenarioContext) {
-		const emulator = await ctx.emulator();
-		const n8n = await ctx.n8n();
-		await n8n.start();
-		await n8n.setupOwner();
-		const id = (await ctx.createDemo(n8n, emulator)).workflowIds.demoBot;
-		await n8n.activate(id);
-		await waitFor('the echo bot to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+		const { emulator } = await withPublished(ctx, 'demoBot');
 
 		const browser = await launchBrowser(ctx.install);
 		ctx.defer(() => browser.close());
@@ -62,13 +70,7 @@ const chatPage: Scenario = {
 const firstBot: Scenario = {
 	name: "the README's first bot (the starter workflow of npm run dev) in real n8n: a message gets a keyboard, /start a welcome, a tap its toast and the clicked message edited, with no Switch and no trigger named",
 	async run(ctx: ScenarioContext) {
-		const emulator = await ctx.emulator();
-		const n8n = await ctx.n8n();
-		await n8n.start();
-		await n8n.setupOwner();
-		const id = (await ctx.createDemo(n8n, emulator)).workflowIds.firstBot;
-		await n8n.activate(id);
-		await waitFor('the starter to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+		const { emulator, n8n, id } = await withPublished(ctx, 'firstBot');
 		const bot = async (): Promise<StoredMessage[]> => (await emulator.history()).filter((message) => message.from?.is_bot === true);
 
 		await emulator.userSends('hi');

@@ -11,7 +11,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { callMethod, refusalStatus } from '../../shared/transport';
+import { callMethod, messageOf, refusalStatus } from '../../shared/transport';
 import { readBody } from '../parameters/body';
 import { formattingRefused, withMarkdownConverted, withoutFormatting } from '../parameters/markdown';
 import type { ItemContext } from '../parameters/param';
@@ -114,7 +114,7 @@ function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
 	}
-	const text = error instanceof Error ? error.message : String(error);
+	const text = messageOf(error);
 	return new NodeOperationError(ctx.getNode(), `${text} [item ${itemIndex}]`, { itemIndex });
 }
 
@@ -206,14 +206,15 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 							longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
 						});
 					const { plain } = request;
-					let sentAsPlainText = false;
 					// A refusal of the formatting sent nothing: the text goes out plain rather than not at all.
-					const result = await send(request.body).catch(async (error: unknown) => {
-						if (!plain || !formattingRefused(error)) return await Promise.reject(error);
-						this.logger.warn(`Service Bot "${this.getNode().name}": the service refused the formatting of item ${itemIndex} (${(error as Error).message}); sent it as plain text`);
-						sentAsPlainText = true;
-						return await send(plain);
-					});
+					const { result, sentAsPlainText } = await send(request.body).then(
+						(answer) => ({ result: answer, sentAsPlainText: false }),
+						async (error: unknown) => {
+							if (!plain || !formattingRefused(error)) return await Promise.reject(error);
+							this.logger.warn(`Service Bot "${this.getNode().name}": the service refused the formatting of item ${itemIndex} (${messageOf(error)}); sent it as plain text`);
+							return { result: await send(plain), sentAsPlainText: true };
+						},
+					);
 					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex), items[itemIndex].json);
 					if (sentAsPlainText) for (const json of shaped) json.sentAsPlainText = true;
 					(outputs[itemIndex] ??= []).push(...shaped);

@@ -3,6 +3,8 @@
  * expression produced is taken as it is; text is parsed with JSON.parse, and a parse error says where
  * (from the position JSON.parse reports, as line and column) and what is wrong, in the node's style.
  */
+import { messageOf } from '../../shared/transport';
+
 import type { At, Problem } from './errors';
 import { inputError } from './errors';
 
@@ -33,7 +35,7 @@ export function parseJson(raw: unknown): JsonResult {
 	try {
 		return { ok: true, value: JSON.parse(raw) as unknown };
 	} catch (error) {
-		const message = error instanceof Error ? error.message : String(error);
+		const message = messageOf(error);
 		const position = /at position (\d+)/.exec(message);
 		const offset = position ? Number(position[1]) : undefined;
 		const hint = raw.includes('{{') ? ' (it contains {{ }}: switch the field to Expression to evaluate it)' : '';

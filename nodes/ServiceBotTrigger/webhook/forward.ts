@@ -6,6 +6,7 @@
  */
 import type { IWebhookFunctions } from 'n8n-workflow';
 
+import { messageOf } from '../../shared/transport';
 import type { Run } from '../../shared/trigger/identity';
 import { fingerprint } from '../../shared/trigger/identity';
 import type { Listener } from './listeners';
@@ -54,7 +55,7 @@ async function forwardTo(ctx: IWebhookFunctions, origin: string, token: string, 
 		warnOnce(
 			ctx,
 			listener,
-			`Service Bot Trigger "${name}": could not forward an update to the workflow listening at ${listener.path}: ${error instanceof Error ? error.message : String(error)} (logged at most once a minute)`,
+			`Service Bot Trigger "${name}": could not forward an update to the workflow listening at ${listener.path}: ${messageOf(error)} (logged at most once a minute)`,
 		);
 	}
 }

@@ -15,11 +15,10 @@
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { callMethod, pause } from '../../shared/transport';
+import { callMethod, messageOf, pause } from '../../shared/transport';
 import type { Run } from '../../shared/trigger/identity';
 import { fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
-import type { Holder } from '../../shared/trigger/holders';
-import { describeWorkflows, forgetHolder, holdersOf, recordHolder } from '../../shared/trigger/holders';
+import { describeWorkflows, forgetHolder, holderOf, holdersOf, recordHolder } from '../../shared/trigger/holders';
 import type { WebhookOptions } from '../../shared/trigger/settings';
 import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
@@ -69,11 +68,6 @@ export function registeredSecretDigests(ctx: IWebhookFunctions): string[] {
 	const record = readRecord(ctx);
 	if (record?.run !== 'production') return [];
 	return [record.secretDigest, record.sharedSecretDigest].filter((digest): digest is string => typeof digest === 'string');
-}
-
-/** This trigger as a holder of its bot (holders.ts), for the words of the polling trigger's errors. */
-function holderOf(ctx: IHookFunctions): Holder {
-	return { holding: 'webhook', workflowId: String(ctx.getWorkflow().id ?? ''), workflowName: ctx.getWorkflow().name ?? '', nodeName: ctx.getNode().name };
 }
 
 function forgetRecord(ctx: IHookFunctions): void {
@@ -165,7 +159,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const record = readRecord(this);
 	const exists = listeners.length > 1 || (record !== undefined && sameUrl(record.url, plan.url) && record.tag === plan.tag);
 	// n8n asks at every start: a published workflow whose webhook is in place holds the bot again.
-	if (exists && plan.run === 'production') recordHolder(plan.token, holderOf(this));
+	if (exists && plan.run === 'production') recordHolder(plan.token, holderOf(this, 'webhook'));
 	return exists;
 }
 
@@ -230,7 +224,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		listeners = now;
 	}
 	this.getWorkflowStaticData('node')[REGISTRATION_KEY] = record as unknown as IDataObject;
-	if (plan.run === 'production') recordHolder(plan.token, holderOf(this));
+	if (plan.run === 'production') recordHolder(plan.token, holderOf(this, 'webhook'));
 	return true;
 }
 
@@ -250,7 +244,7 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 		const token = await requireToken(this);
 		// delete() runs in mode 'internal' for both; the URL n8n gives is the registration's own.
 		const run = record?.run ?? 'production';
-		if (run === 'production') forgetHolder(token, holderOf(this));
+		if (run === 'production') forgetHolder(token, holderOf(this, 'webhook'));
 		const self = listenerOf(url, run);
 		const origin = new URL(url).origin;
 		for (let write = 1; write <= MAX_WRITES; write++) {
@@ -281,7 +275,7 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 		forgetRecord(this);
 		return true;
 	} catch (error) {
-		const message = error instanceof Error ? error.message : String(error);
+		const message = messageOf(error);
 		this.logger.error(`Service Bot Trigger "${node.name}": could not remove this trigger from the bot's webhook${url ? ` (${url})` : ''}: ${message}`, {
 			workflowId: this.getWorkflow().id,
 			node: node.name,

@@ -12,7 +12,8 @@
  * (`checkExists` at every start, `create`, `delete`): so memory is where they meet. Another n8n on
  * the same bot is not in this list: the service's webhook or its 409 tells.
  */
-import { fingerprint, keyed } from './identity';
+import type { TriggerContext } from './identity';
+import { botKeyOf } from './identity';
 
 export type Holding = 'webhook' | 'polling';
 
@@ -26,7 +27,12 @@ export interface Holder {
 const holders = new Map<string, Holder[]>();
 
 function botKey(token: string): string {
-	return fingerprint('held-bot', keyed(token, 'bot:v1', []));
+	return botKeyOf(token, 'held-bot');
+}
+
+/** A trigger as a holder of its bot. */
+export function holderOf(ctx: TriggerContext, holding: Holding): Holder {
+	return { holding, workflowId: String(ctx.getWorkflow().id ?? ''), workflowName: ctx.getWorkflow().name ?? '', nodeName: ctx.getNode().name };
 }
 
 const same = (a: Holder, b: Holder): boolean => a.holding === b.holding && a.workflowId === b.workflowId && a.nodeName === b.nodeName;

@@ -45,6 +45,11 @@ export function fingerprint(...parts: string[]): string {
 	return createHash('sha256').update(JSON.stringify(parts), 'utf8').digest('base64url').slice(0, 22);
 }
 
+/** A one-way key of the bot (for in-memory registries and stored offsets), one per purpose. */
+export function botKeyOf(token: string, purpose: string): string {
+	return fingerprint(purpose, keyed(token, 'bot:v1', []));
+}
+
 /** The key of a trigger's duplicate window: per bot, trigger, delivery and run. */
 export function deliveryKey(token: string, identity: TriggerIdentity, delivery: 'webhook' | 'polling', run: Run): string {
 	return fingerprint(

@@ -42,6 +42,15 @@ const Update = z.looseObject({
 	update_id: z.int({ error: 'update_id must be an integer' }),
 });
 
+/**
+ * Only the `update_id` of an entry `getUpdates` returned, without reading the rest: what an offset
+ * is made of (an id below 0 could never acknowledge anything, so it counts as none).
+ */
+export function updateIdOf(body: unknown): number | undefined {
+	const id = isObject(body) ? body.update_id : undefined;
+	return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : undefined;
+}
+
 /** An update as the trigger understands it, next to the body exactly as it arrived. */
 export interface ReceivedUpdate {
 	readonly updateId: number;
