@@ -25,6 +25,8 @@ export const LIMITS = {
 	commandName: { min: 1, max: 32, pattern: /^[a-z0-9_]+$/ },
 	commandDescription: { min: 1, max: 256 },
 	commandsPerList: { max: 100 },
+	/** Spec: "the endpoint and payload for uploading: not shown". Telegram's 50 MB for files bots upload. */
+	uploadBytes: { max: 50 * 1024 * 1024 },
 } as const;
 
 export const UPDATE_TYPES = ['message', 'callback_query'] as const;

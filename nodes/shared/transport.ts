@@ -80,12 +80,12 @@ export type ServiceFailure =
 
 const failures = new WeakMap<NodeApiError, ServiceFailure>();
 
-/** The typed failure of an error thrown by `callMethod`; undefined for any other error. */
 /** The message of anything thrown, for log lines and errors of our own. */
 export function messageOf(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
 }
 
+/** The typed failure of an error thrown by `callMethod`; undefined for any other error. */
 export function failureOf(error: unknown): ServiceFailure | undefined {
 	return error instanceof NodeApiError ? failures.get(error) : undefined;
 }
@@ -108,6 +108,74 @@ export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
 		sleep(ms, signal).then(resolve, resolve);
 	});
 	signal.removeEventListener('abort', onAbort);
+}
+
+/**
+ * A file a request uploads. A body with one goes out as `multipart/form-data` (the Telegram
+ * convention the spec leaves to: the file in the method's media field, the other parameters as form
+ * fields). Its bytes are read as the request goes out, from a fresh `read()` on each attempt.
+ */
+export class FileUpload {
+	constructor(
+		readonly fileName: string,
+		readonly mimeType: string,
+		/** Bytes, when known: the request then carries a Content-Length; otherwise it is sent chunked. */
+		readonly size: number | undefined,
+		readonly read: () => AsyncIterable<Uint8Array>,
+	) {}
+}
+
+/** A file field as HTTP clients read a standard FormData's files (`name`, `type`, `size`, `stream()`). */
+interface FormFile {
+	readonly name: string;
+	readonly type: string;
+	readonly size: number | undefined;
+	stream(): AsyncIterable<Uint8Array>;
+}
+
+/**
+ * The body of an upload, in the shape of a standard FormData: n8n's HTTP client (axios) streams such
+ * a form part by part, with a Content-Length when every size is known. The global FormData takes only
+ * Blobs held in memory (or opened from a path), and a node may import no stream class; this form
+ * takes a file that is read while it is sent, so a 50 MB upload never sits whole in memory.
+ */
+class MultipartBody {
+	readonly [Symbol.toStringTag] = 'FormData';
+	private readonly fields: Array<[string, string | FormFile]> = [];
+
+	append(name: string, value: string | FormFile): void {
+		this.fields.push([name, value]);
+	}
+
+	entries(): IterableIterator<[string, string | FormFile]> {
+		return this.fields[Symbol.iterator]();
+	}
+
+	[Symbol.iterator](): IterableIterator<[string, string | FormFile]> {
+		return this.entries();
+	}
+}
+
+/** The upload in a body, if it has one. */
+function uploadIn(body: IDataObject): FileUpload | undefined {
+	return Object.values(body).find((value): value is FileUpload => value instanceof FileUpload);
+}
+
+/** A body with an upload as form fields: text as it is, other values as the JSON the service parses. */
+function multipartBody(body: IDataObject): MultipartBody {
+	const form = new MultipartBody();
+	for (const [name, value] of Object.entries(body)) {
+		if (value === undefined || value === null) continue;
+		if (value instanceof FileUpload) {
+			form.append(name, { name: value.fileName, type: value.mimeType, size: value.size, stream: value.read });
+		} else form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+	}
+	return form;
+}
+
+/** Time an upload may take beyond the usual timeout: one second per 256 KiB (50 MB: about 3.5 minutes). */
+function uploadTimeMs(upload: FileUpload | undefined): number {
+	return upload?.size === undefined ? (upload ? 5 * 60_000 : 0) : Math.ceil(upload.size / 262_144) * 1000;
 }
 
 interface Envelope {
@@ -299,14 +367,16 @@ export async function callMethod<T = unknown>(
 	const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
 	const readOnly = options.idempotent === true;
 	const longPollMs = (options.longPollSeconds ?? 0) * 1000;
+	const upload = uploadIn(body);
 	const request: IHttpRequestOptions = {
 		method: 'POST',
 		url: `/${method}`,
-		body,
+		// Read again on each attempt: its file is opened anew.
+		body: upload ? (multipartBody(body) as unknown as IDataObject) : body,
 		json: true,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		timeout: options.timeoutMs ?? (longPollMs > 0 ? longPollMs + LONG_POLL_MARGIN_MS : DEFAULT_TIMEOUT_MS),
+		timeout: options.timeoutMs ?? (longPollMs > 0 ? longPollMs + LONG_POLL_MARGIN_MS : DEFAULT_TIMEOUT_MS + uploadTimeMs(upload)),
 		// The Bot API never redirects. Without this, axios sends every request through follow-redirects.
 		disableFollowRedirect: true,
 		...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),

@@ -60,6 +60,15 @@ function installRedirect(baseDir: string): void {
 	};
 }
 
+/** Another node of the same n8n-nodes-base (the upload bench's floor: n8n's HTTP Request node). */
+export function loadBaseNode(cache: string, file: string, exportName: string): INodeType | IVersionedNodeType {
+	const baseDir = join(cache, 'node_modules', 'n8n-nodes-base');
+	installRedirect(baseDir);
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const nodeModule = require(join(baseDir, 'dist', 'nodes', file)) as Record<string, new () => INodeType | IVersionedNodeType>;
+	return new nodeModule[exportName]();
+}
+
 export function loadTelegram(cache = n8nCache()): TelegramContender {
 	const baseDir = join(cache, 'node_modules', 'n8n-nodes-base');
 	const nodeFile = join(baseDir, 'dist', 'nodes', 'Telegram', 'Telegram.node.js');

@@ -2,12 +2,15 @@
  * Real-n8n scenarios of the action node beyond the examples: what n8n does around the node.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME } from '../dev/demo';
 import type { Scenario } from './lib/runner';
 import { PACKAGE_NAME } from './lib/install';
 import type { Json } from './lib/n8n';
-
+import { launchBrowser } from './lib/browser';
 
 const ERROR_OUTPUT_WORKFLOW = 'SvcBotErrorOut01';
 
@@ -108,4 +111,96 @@ const errorOutput: Scenario = {
 	},
 };
 
+const UPLOAD_WORKFLOW = 'SvcBotUploadDoc1';
+
+/** Manual trigger → Read/Write Files from Disk (a report) → Service Bot "Send Document" from the binary file. */
+function uploadWorkflow(path: string, chat: string): Json {
+	const credentials = { serviceBotApi: { id: DEMO_CREDENTIAL_ID, name: DEMO_CREDENTIAL_NAME } };
+	return {
+		id: UPLOAD_WORKFLOW,
+		name: 'Service Bot: send a file from disk',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			{ id: 'f1f1f1f1-0000-4000-8000-000000000001', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'f1f1f1f1-0000-4000-8000-000000000002',
+				name: 'Read Report',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { operation: 'read', fileSelector: path, options: {} },
+			},
+			{
+				id: 'f1f1f1f1-0000-4000-8000-000000000003',
+				name: 'Send Report',
+				type: `${PACKAGE_NAME}.serviceBot`,
+				typeVersion: 2,
+				position: [440, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'sendDocument',
+					chatId: { __rl: true, mode: 'id', value: chat },
+					mediaSource: 'binaryFile',
+					binaryPropertyName: 'data',
+					additionalFields: { caption: 'The quarterly report' },
+				},
+				credentials,
+			},
+		],
+		connections: {
+			Start: { main: [[{ node: 'Read Report', type: 'main', index: 0 }]] },
+			'Read Report': { main: [[{ node: 'Send Report', type: 'main', index: 0 }]] },
+		},
+		pinData: {},
+	};
+}
+
+const sendFileFromDisk: Scenario = {
+	name: 'Read/Write Files from Disk → Send Document (Binary File): the chat shows the document with its name and size',
+	async run(ctx) {
+		const emulator = await ctx.emulator();
+		// n8n 2.x reads files only under N8N_RESTRICT_FILE_ACCESS_TO.
+		const files = join(ctx.dir, 'files');
+		await mkdir(files, { recursive: true });
+		const report = Buffer.alloc(3 * 1024 * 1024);
+		for (let at = 0; at < report.length; at += 4) report.writeUInt32BE(at, at);
+		report.write('%PDF-1.7', 0);
+		const path = join(files, 'quarterly-report.pdf');
+		await writeFile(path, report);
+		const n8n = await ctx.n8n({ env: { N8N_RESTRICT_FILE_ACCESS_TO: files } });
+		await ctx.importDemo(n8n, emulator);
+		await n8n.importWorkflows([uploadWorkflow(path, emulator.demo.privateChatId)]);
+		const result = await n8n.execute(UPLOAD_WORKFLOW);
+		assert.equal(result.code, 0, `n8n execute failed:\n${result.output.slice(-3000)}`);
+		const sent = result.data?.data?.resultData?.runData?.['Send Report']?.[0]?.data?.main?.[0]?.[0]?.json as Json | undefined;
+		assert.ok(sent, `no output of Send Report:\n${result.output.slice(-3000)}`);
+
+		const [call] = await emulator.calls('sendDocument');
+		assert.deepEqual(
+			call.body.document,
+			{ file: { name: 'quarterly-report.pdf', type: 'application/pdf', size: report.length, sha256: createHash('sha256').update(report).digest('hex') } },
+			'the service received the file whole, with its name and type',
+		);
+		assert.equal(call.body.caption, 'The quarterly report');
+		const [message] = await emulator.history(emulator.demo.privateChatId);
+		const document = message.document as { file_id?: string; file_name?: string; file_size?: number } | undefined;
+		assert.equal(document?.file_name, 'quarterly-report.pdf');
+		assert.equal(document?.file_size, report.length);
+		assert.equal(sent.file_id, document?.file_id, "the node's output carries the new file_id on top");
+
+		const browser = await launchBrowser(ctx.install);
+		ctx.defer(() => browser.close());
+		const { page } = browser;
+		await page.goto(`${emulator.baseUrl}/`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+		const shown = page.locator('.msg.bot').filter({ hasText: '[document: quarterly-report.pdf, 3.0 MB]' }).first();
+		await shown.waitFor({ state: 'visible', timeout: 60_000 });
+		await page.screenshot({ path: join(ctx.screenshotDir, 'chat-page-document.png') });
+		ctx.log(`sent a ${report.length}-byte PDF from disk; the chat shows [document: quarterly-report.pdf, 3.0 MB]`);
+	},
+};
+
 export const ACTION_SCENARIOS: Scenario[] = [errorOutput];
+
+/** Files from the workflow (listed after the other scenarios, so their numbers stay). */
+export const UPLOAD_SCENARIOS: Scenario[] = [sendFileFromDisk];

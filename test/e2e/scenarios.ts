@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_NAME, DEMO_TRIGGER, WORKFLOWS } from '../dev/demo';
-import { ACTION_SCENARIOS } from './action-scenarios';
+import { ACTION_SCENARIOS, UPLOAD_SCENARIOS } from './action-scenarios';
 import { AI_SCENARIOS } from './ai-scenarios';
 import { CHAT_SCENARIOS } from './chat-scenarios';
 import { ANSWER_SCENARIOS } from './answer-scenarios';
@@ -421,4 +421,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS, ...UPLOAD_SCENARIOS];

@@ -72,6 +72,12 @@ function rendered(text, mode) {
 	return out;
 }
 
+function size(bytes) {
+	if (bytes < 1024) return bytes + ' B';
+	if (bytes < 1048576) return (bytes / 1024).toFixed(1) + ' KB';
+	return (bytes / 1048576).toFixed(1) + ' MB';
+}
+
 function media(message) {
 	for (const kind of ['photo', 'video', 'document', 'voice']) {
 		const file = message[kind];
@@ -79,7 +85,7 @@ function media(message) {
 		const one = Array.isArray(file) ? file[file.length - 1] : file;
 		const line = document.createElement('div');
 		line.className = 'media';
-		line.textContent = '[' + kind + (one.file_name ? ': ' + one.file_name : '') + (one.file_size ? ', ' + one.file_size + ' bytes' : '') + ']';
+		line.textContent = '[' + kind + (one.file_name ? ': ' + one.file_name : '') + (one.file_size ? ', ' + size(one.file_size) : '') + ']';
 		return line;
 	}
 	return undefined;

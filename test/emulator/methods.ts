@@ -1,8 +1,9 @@
 import { CHAT_ACTIONS, LIMITS, PARSE_MODES, WEBHOOK_PORTS } from '../spec';
 import { checkFormatting } from './formatting';
 import { isInlineKeyboard, parseReplyMarkup } from './markup';
+import { UPLOAD_LIMIT_BYTES, UploadedFile, isImage } from './multipart';
 import { Params } from './params';
-import type { BotRecord, ChatRecord, MessageRecord, World } from './state';
+import type { BotRecord, ChatRecord, MediaRecord, MessageRecord, World } from './state';
 import type { BotCommand, ChatMember, MediaKind, MessageEntity, MessageOrigin, ReplyMarkup, Update } from './types';
 import { ApiError, UUID_RE, badRequest, forbidden, isRecord, nowSeconds } from './util';
 import type { WebhookPusher } from './webhook';
@@ -161,6 +162,24 @@ function sendMessage(ctx: MethodContext): unknown {
 	return sendResult(ctx, chat, rec);
 }
 
+/** A media UUID of the storage, of the method's kind. */
+function stored(ctx: MethodContext, kind: MediaKind, field: string, ref: unknown): MediaRecord {
+	if (typeof ref !== 'string') throw badRequest(`field "${field}" must be of type String (a media UUID)`);
+	const media = UUID_RE.test(ref) ? ctx.world.media.get(ref.toLowerCase()) : undefined;
+	if (!media) throw badRequest('wrong file identifier/HTTP URL specified');
+	if (media.kind !== kind) throw badRequest(`wrong file identifier: type of file mismatch (${kind} expected, the file is a ${media.kind})`);
+	return media;
+}
+
+/** A file uploaded with the request (multipart.ts), stored as new media; refused as Telegram refuses it. */
+function uploaded(ctx: MethodContext, kind: MediaKind, file: UploadedFile): MediaRecord {
+	if (file.size === 0) throw badRequest('file must be non-empty');
+	if (file.size > UPLOAD_LIMIT_BYTES) throw new ApiError(413, 'Request Entity Too Large');
+	if (kind === 'photo' && !isImage(file.head)) throw badRequest('IMAGE_PROCESS_FAILED');
+	const { mediaId } = ctx.world.addMedia({ kind, fileName: file.fileName, mimeType: file.mimeType, size: file.size, sha256: file.sha256 });
+	return ctx.world.media.get(mediaId) as MediaRecord;
+}
+
 function sendMedia(kind: MediaKind): Handler {
 	return (ctx) => {
 		const p = ctx.params;
@@ -168,10 +187,7 @@ function sendMedia(kind: MediaKind): Handler {
 		const field = p.has(kind) ? kind : 'media_id';
 		const ref = p.raw[field];
 		if (ref === undefined || ref === null || ref === '') throw badRequest(`there is no ${kind} in the request (pass the media UUID in "${kind}")`);
-		if (typeof ref !== 'string') throw badRequest(`field "${field}" must be of type String (a media UUID)`);
-		const media = UUID_RE.test(ref) ? ctx.world.media.get(ref.toLowerCase()) : undefined;
-		if (!media) throw badRequest('wrong file identifier/HTTP URL specified');
-		if (media.kind !== kind) throw badRequest(`wrong file identifier: type of file mismatch (${kind} expected, the file is a ${media.kind})`);
+		const media = ref instanceof UploadedFile ? uploaded(ctx, kind, ref) : stored(ctx, kind, field, ref);
 		const mediaCaption = caption(p);
 		const captionEntities = entities(p, 'caption_entities');
 		const mode = formatting(p, mediaCaption, captionEntities);

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { GET_METHODS } from '../spec';
 import { chatPage } from './chat-page';
 import { Described, buildHandlers } from './methods';
+import { UPLOAD_LIMIT_BYTES, parseMultipart } from './multipart';
 import { Params } from './params';
 import type { ParamSource } from './params';
 import { World } from './state';
@@ -144,23 +145,25 @@ function defaultDescription(status: number, retryAfter?: number): string {
 	return STATUS_CODES[status] ?? 'Error';
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/**
+ * The whole body; over `limit` it is read to its end and refused with 413, as the service's front
+ * server does, so that the client reads the refusal instead of a broken connection.
+ */
+function readBody(req: IncomingMessage, limit = MAX_BODY): Promise<Buffer> {
 	return new Promise((resolve, reject) => {
 		const chunks: Buffer[] = [];
 		let size = 0;
 		req.on('data', (c: Buffer) => {
 			size += c.length;
-			if (size > MAX_BODY) {
-				reject(new ApiError(413, 'Request Entity Too Large'));
-				req.destroy();
-				return;
-			}
-			chunks.push(c);
+			if (size <= limit) chunks.push(c);
 		});
-		req.on('end', () => resolve(Buffer.concat(chunks)));
+		req.on('end', () => (size > limit ? reject(new ApiError(413, 'Request Entity Too Large')) : resolve(Buffer.concat(chunks))));
 		req.on('error', reject);
 	});
 }
+
+/** An upload's body: the file within the limit, and its other fields. */
+const MAX_MULTIPART_BODY = UPLOAD_LIMIT_BYTES + 1024 * 1024;
 
 function formToObject(s: string): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
@@ -256,9 +259,11 @@ class EmulatorImpl implements Emulator {
 		const method = this.methodNames.get(rawMethod.toLowerCase()) ?? rawMethod;
 		const httpMethod = (req.method ?? 'GET').toUpperCase();
 
+		const contentType = (req.headers['content-type'] ?? '').toLowerCase();
+		const multipart = contentType.startsWith('multipart/form-data');
 		let raw: Buffer;
 		try {
-			raw = await readBody(req);
+			raw = await readBody(req, multipart ? MAX_MULTIPART_BODY : MAX_BODY);
 		} catch (err) {
 			if (err instanceof ApiError) sendJson(res, err.code, { ok: false, error_code: err.code, description: err.description });
 			return;
@@ -270,12 +275,17 @@ class EmulatorImpl implements Emulator {
 			body = formToObject(query);
 			source = 'form';
 		} else {
-			const ctype = (req.headers['content-type'] ?? '').toLowerCase();
-			if (ctype.startsWith('application/x-www-form-urlencoded')) {
+			if (contentType.startsWith('application/x-www-form-urlencoded')) {
 				body = formToObject(raw.toString('utf8'));
 				source = 'form';
-			} else if (ctype.startsWith('multipart/form-data')) {
-				bodyError = new ApiError(400, 'Bad Request: multipart/form-data is not supported; send a JSON object');
+			} else if (multipart) {
+				source = 'form';
+				try {
+					body = parseMultipart(raw, req.headers['content-type'] ?? '');
+				} catch (err) {
+					if (!(err instanceof ApiError)) throw err;
+					bodyError = err;
+				}
 			} else {
 				try {
 					const parsed: unknown = JSON.parse(raw.toString('utf8'));

@@ -105,6 +105,9 @@ export interface MediaRecord {
 	kind: MediaKind;
 	fileName?: string;
 	mimeType?: string;
+	/** Uploaded files: their size and SHA-256 (hex). */
+	size?: number;
+	sha256?: string;
 }
 
 export interface CallbackRecord {
@@ -295,7 +298,7 @@ export class World {
 		return { chatId: id };
 	}
 
-	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string }): { mediaId: string } {
+	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string; size?: number; sha256?: string }): { mediaId: string } {
 		if (!['photo', 'video', 'document', 'voice'].includes(opts.kind)) throw new ControlError('kind must be photo, video, document or voice');
 		const id = this.nextId(`media-${opts.kind}`);
 		this.media.set(id, {
@@ -303,6 +306,8 @@ export class World {
 			kind: opts.kind,
 			fileName: opts.fileName ?? MIME[opts.kind].fileName,
 			mimeType: opts.mimeType ?? MIME[opts.kind].mimeType,
+			size: opts.size,
+			sha256: opts.sha256,
 		});
 		return { mediaId: id };
 	}
@@ -368,6 +373,7 @@ export class World {
 		const out: MediaRef = { file_id: mediaId, file_unique_id: deterministicUuid(`unique:${mediaId}`).replace(/-/g, '').slice(0, 16) };
 		if (m?.fileName !== undefined && (m.kind === 'document' || m.kind === 'video')) out.file_name = m.fileName;
 		if (m?.mimeType !== undefined && m.kind !== 'photo') out.mime_type = m.mimeType;
+		if (m?.size !== undefined) out.file_size = m.size;
 		return out;
 	}
 

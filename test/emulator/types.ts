@@ -46,6 +46,7 @@ export interface MediaRef {
 	file_unique_id: string;
 	file_name?: string;
 	mime_type?: string;
+	file_size?: number;
 }
 
 export interface InlineKeyboardButton {

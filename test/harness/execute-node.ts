@@ -12,6 +12,7 @@ import type {
 	ICredentialsHelper,
 	ExecutionError,
 	IConnections,
+	IBinaryKeyData,
 	IDataObject,
 	INode,
 	INodeExecutionData,
@@ -62,6 +63,8 @@ export interface ExecuteNodeOptions {
 	parameters: INodeParameters;
 	/** Input items' json; default `[{}]`. */
 	items?: IDataObject[];
+	/** Binary data of the input items, by position (storeFiles() in binary-data.ts). */
+	binaries?: ReadonlyArray<IBinaryKeyData | undefined>;
 	credentials: TestCredentials;
 	/**
 	 * The node's "On Error" setting, as n8n stores it: 'stopWorkflow' (n8n's default), 'continueRegularOutput'
@@ -164,7 +167,10 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 		hooks: { mode: 'manual', workflowData },
 	});
 	if (options.credential) additionalData.credentialsHelper = options.credential.helper;
-	const items = (options.items ?? [{}]).map((json): INodeExecutionData => ({ json }));
+	const items = (options.items ?? [{}]).map((json, index): INodeExecutionData => {
+		const binary = options.binaries?.[index];
+		return binary ? { json, binary } : { json };
+	});
 	return { workflow, additionalData, node: testedNode, items };
 }
 

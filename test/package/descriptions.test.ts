@@ -126,6 +126,16 @@ describe('node descriptions against version 0.1.0', () => {
 					const [operation, field] = place.split('.');
 					return `${field} @ message.${operation}.description`;
 				}),
+				// Send Photo / Video / Document / Voice take a file of the input item too: a Source choice
+				// (Media ID by default, as saved), the binary field, and name and type overrides.
+				...['sendPhoto.photo', 'sendVideo.video', 'sendDocument.document', 'sendVoice.voice'].flatMap((place) => {
+					const [operation, field] = place.split('.');
+					return [
+						...['mediaSource', 'binaryPropertyName', 'fileName', 'mimeType'].map((name) => `${name} @ message.${operation} (new)`),
+						`${field} @ message.${operation}.displayOptions.show.mediaSource`,
+						`operation @ {"resource":["message"]}.options[value="${operation}"].description`,
+					];
+				}),
 				// Call Method suggests a method the spec has.
 				'method @ other.callMethod.placeholder',
 				// Parse Mode "Markdown From AI" (the Markdown chat models write, sent as HTML) where text or a caption is sent.

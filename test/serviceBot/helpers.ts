@@ -1,5 +1,6 @@
 /** Shared helpers of the Service Bot action node tests (not a test file itself). */
 import type {
+	IBinaryKeyData,
 	IDataObject,
 	INode,
 	INodeExecutionData,
@@ -77,6 +78,8 @@ export const byUsername = (value: string): INodeParameterResourceLocator => ({ _
 
 export interface RunOptions {
 	items?: IDataObject[];
+	/** Binary data of the items, by position (storeFiles()). */
+	binaries?: ReadonlyArray<IBinaryKeyData | undefined>;
 	continueOnFail?: boolean;
 	onError?: OnError;
 	token?: string;
@@ -90,6 +93,7 @@ export async function run(ctx: Ctx, parameters: INodeParameters, options: RunOpt
 		nodeType,
 		parameters,
 		items: options.items,
+		binaries: options.binaries,
 		credentials: { accessToken: options.token ?? ctx.d.token, baseUrl: ctx.emu.baseUrl },
 		continueOnFail: options.continueOnFail,
 		onError: options.onError,

@@ -20,6 +20,13 @@ function clickedMessage(input: IDataObject, callbackQueryId: unknown): IDataObje
 	return { chat_id: chat.id as IDataObject[keyof IDataObject], message_id: message.message_id as IDataObject[keyof IDataObject] };
 }
 
+/** The `file_id` of the message's media in `field`: an object, or (Telegram's photo) a list of sizes, largest last. */
+function fileIdOf(message: IDataObject, field: string): IDataObject {
+	const media = message[field];
+	const file = Array.isArray(media) ? media[media.length - 1] : media;
+	return isObject(file) && file.file_id !== undefined ? { file_id: file.file_id as IDataObject[keyof IDataObject] } : {};
+}
+
 /** The json of the output items of one request (for `input`, the item it was read from). An empty list gives no item. */
 export function shapeResult(output: Output, result: unknown, body: IDataObject, splitIntoItems: boolean, input: IDataObject = {}): IDataObject[] {
 	switch (output.kind) {
@@ -35,6 +42,8 @@ export function shapeResult(output: Output, result: unknown, body: IDataObject, 
 			return [isObject(result) ? { ...result, chat_id: body.chat_id } : { message_id: result as number, chat_id: body.chat_id }];
 		case 'clickAnswer':
 			return [typeof result === 'boolean' ? { answered: result, ...clickedMessage(input, body.callback_query_id) } : asItem(result)];
+		case 'sentMedia':
+			return [isObject(result) ? { ...result, ...fileIdOf(result, output.field) } : asItem(result)];
 		case 'object':
 			return [asItem(result)];
 	}

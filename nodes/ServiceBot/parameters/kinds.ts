@@ -7,6 +7,7 @@ import { commandsKind } from './commands';
 import { entitiesKind } from './entities';
 import type { ParamKindDefinition } from './kind';
 import { replyMarkupKind } from './keyboard/read';
+import { mediaKind } from './media';
 import type { ParamKind } from './param';
 import { textKind } from './text';
 import { VALUE_KINDS } from './values';
@@ -14,6 +15,7 @@ import { VALUE_KINDS } from './values';
 export const PARAM_KINDS: Record<ParamKind, ParamKindDefinition> = {
 	...VALUE_KINDS,
 	chat: chatKind,
+	media: mediaKind,
 	text: textKind,
 	entities: entitiesKind,
 	commands: commandsKind,

@@ -10,7 +10,8 @@ export const NODE_VERSIONS = [1, 2] as const;
 
 /**
  * The kind of a wire parameter: it decides the editor field and the check.
- * - chat: chat UUID or public `@username` (a resource locator); user, media: UUIDs
+ * - chat: chat UUID or public `@username` (a resource locator); user: a UUID
+ * - media: a media UUID, or a file of the input item uploaded with the request
  * - messageId: whole number from 1; integer: whole number within min/max
  * - text: string within min/max UTF-16 units; replyMarkup: the keyboard fields
  * Each kind's editor fields and reader live in one module, registered in kinds.ts (PARAM_KINDS).
@@ -60,6 +61,8 @@ export interface Param {
 	 * `requests` splits it; the error of a value over the limit names that option.
 	 */
 	readonly splitBy?: { readonly option: string; readonly optionName: string };
+	/** media: the MIME types a file of the input item must have (a photo: images), and what to use otherwise. */
+	readonly onlyMimeTypes?: { readonly prefix: string; readonly noun: string; readonly otherwise: string };
 	/** url: an address the service pushes updates to (HTTPS on the spec's webhook ports). */
 	readonly webhookUrl?: boolean;
 	readonly markup?: MarkupScope;

@@ -35,7 +35,7 @@ function title(value: string): string {
 		.join(' ');
 }
 
-function checkUuid(at: At, field: string, value: unknown, what: string): string {
+export function checkUuid(at: At, field: string, value: unknown, what: string): string {
 	const text = readText(at, field, value).trim();
 	if (text === '') throw inputError(at, field, `is required: the ${what} UUID`);
 	if (!UUID_PATTERN.test(text)) throw inputError(at, field, `${show(text)} is not a ${what} UUID`);
@@ -145,7 +145,6 @@ const uuidKind = (what: string): ParamKindDefinition => ({
 
 export const VALUE_KINDS = {
 	user: uuidKind('user'),
-	media: uuidKind('media file'),
 	messageId: {
 		// A text field, like n8n's Telegram node: a number field would show a misleading default.
 		fields: (param) => [{ ...baseField(param), type: 'string', default: '', placeholder: 'e.g. 42' }],

@@ -71,20 +71,22 @@ function splitLongTextRequests(body: IDataObject, { ctx, itemIndex }: ItemContex
 /**
  * sendPhoto is the documented form; the spec does not show the media field of the other three, so
  * Telegram's (the method's noun: video, document, voice) is used. Spec 4.1: media captions take
- * `HTML` or `Markdown`.
+ * `HTML` or `Markdown`. A file of the input item is uploaded in the same field (Telegram's
+ * convention; the spec does not show uploads).
  */
-function sendMedia(name: string, field: string, noun: string): MethodOfResource {
+function sendMedia(name: string, field: string, noun: string, onlyMimeTypes?: Param['onlyMimeTypes']): MethodOfResource {
 	const media: Param = {
 		name: field,
 		kind: 'media',
 		required: true,
 		displayName: `${field.charAt(0).toUpperCase()}${field.slice(1)} ID`,
 		description: `UUID of the ${noun} in the service's media storage: the file_id of a ${noun} in an update's message (e.g. {{ $json.message.${field}.file_id }}), or in the output of an earlier send`,
+		...(onlyMimeTypes ? { onlyMimeTypes } : {}),
 	};
 	return {
-		...about(name, `Send a ${noun}`, `Sends a ${noun} already uploaded to the service's media storage`),
+		...about(name, `Send a ${noun}`, `Sends a ${noun}: a file of the input item, or one already in the service's media storage`),
 		params: [chat(), media, caption(), parseMode(['HTML', 'Markdown', MARKDOWN_FROM_AI]), replyTo(), disableNotification(), replyMarkup()],
-		output: { kind: 'object' },
+		output: { kind: 'sentMedia', field },
 	};
 }
 
@@ -122,7 +124,7 @@ export const messageMethods: readonly Method[] = inResource('message', [
 		options: [splitLongText],
 		requests: splitLongTextRequests,
 	},
-	sendMedia('sendPhoto', 'photo', 'photo'),
+	sendMedia('sendPhoto', 'photo', 'photo', { prefix: 'image/', noun: 'an image', otherwise: 'Send Document' }),
 	sendMedia('sendVideo', 'video', 'video'),
 	sendMedia('sendDocument', 'document', 'document'),
 	sendMedia('sendVoice', 'voice', 'voice note'),

@@ -24,6 +24,11 @@ export type Output =
 	| { readonly kind: 'flag'; readonly key: string }
 	/** A number becomes `{count}`. */
 	| { readonly kind: 'count' }
+	/**
+	 * The sent Message with its media's `file_id` at the top level, where the next send reads it to send the
+	 * same file without uploading it again (a photo's is the largest size's when the service sends sizes).
+	 */
+	| { readonly kind: 'sentMedia'; readonly field: string }
 	/** `{message_id}` of a copy, with the destination `chat_id` added. */
 	| { readonly kind: 'copiedMessage' }
 	/**
