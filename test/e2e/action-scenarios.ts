@@ -10,7 +10,7 @@ import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME } from '../dev/demo';
 import type { Scenario } from './lib/runner';
 import { PACKAGE_NAME } from './lib/install';
 import type { Json } from './lib/n8n';
-import { launchBrowser } from './lib/browser';
+import { launchBrowser, openNode, signIn } from './lib/browser';
 
 const ERROR_OUTPUT_WORKFLOW = 'SvcBotErrorOut01';
 
@@ -197,6 +197,16 @@ const sendFileFromDisk: Scenario = {
 		await shown.waitFor({ state: 'visible', timeout: 60_000 });
 		await page.screenshot({ path: join(ctx.screenshotDir, 'chat-page-document.png') });
 		ctx.log(`sent a ${report.length}-byte PDF from disk; the chat shows [document: quarterly-report.pdf, 3.0 MB]`);
+
+		// What the user set up, as the editor shows it.
+		await n8n.start();
+		await n8n.setupOwner();
+		await signIn(page, n8n.baseUrl);
+		await page.goto(`${n8n.baseUrl}/workflow/${UPLOAD_WORKFLOW}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
+		const panelShot = join(ctx.screenshotDir, 'send-document-binary-file.png');
+		await openNode(page, 'Send Report', ['Source', 'Binary File', 'Input Binary Field', 'data', 'File Name', 'MIME Type'], panelShot.replace('.png', '-failed.png'));
+		await page.screenshot({ path: panelShot });
+		ctx.log(`the Send Report panel shows Source: Binary File, Input Binary Field: data → ${panelShot}`);
 	},
 };
 

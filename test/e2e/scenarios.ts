@@ -10,8 +10,7 @@ import { ACTION_SCENARIOS, UPLOAD_SCENARIOS } from './action-scenarios';
 import { AI_SCENARIOS } from './ai-scenarios';
 import { CHAT_SCENARIOS } from './chat-scenarios';
 import { ANSWER_SCENARIOS } from './answer-scenarios';
-import { launchBrowser, signIn } from './lib/browser';
-import type { Page } from './lib/browser';
+import { launchBrowser, openNode, signIn } from './lib/browser';
 import type { StoredMessage } from './lib/emulator';
 import { PACKAGE_NAME } from './lib/install';
 import type { Json } from './lib/n8n';
@@ -251,37 +250,6 @@ const deactivated: Scenario = {
 		assert.equal(botMessages(await emulator.history()).length, 0);
 	},
 };
-
-/**
- * Opens a node's parameter panel on the canvas and waits until it shows every entry of `expected`,
- * each either as text (labels) or as the value of a field (selected options, typed values).
- */
-async function openNode(page: Page, nodeName: string, expected: string[], failShot: string): Promise<string> {
-	const node = page.locator('[data-test-id="canvas-node"]').filter({ hasText: nodeName }).first();
-	await node.waitFor({ state: 'visible', timeout: 60_000 });
-	await node.dblclick();
-	const panel = page.locator('[data-test-id="node-parameters"]').first();
-	await panel.waitFor({ state: 'visible', timeout: 30_000 });
-	let shown = '';
-	try {
-		await waitFor(
-			`the ${nodeName} panel to show ${expected.join(', ')}`,
-			async () => {
-				const text = await panel.innerText();
-				const values = await panel.locator('input, textarea').evaluateAll((fields) => fields.map((field) => field.value ?? ''));
-				shown = `${text}\n${values.filter((value) => value !== '').join('\n')}`;
-				const lines = shown.split('\n').map((line) => line.trim());
-				return expected.every((entry) => lines.includes(entry) || shown.includes(entry));
-			},
-			{ limitMs: 30_000 },
-		);
-	} catch (error) {
-		await page.screenshot({ path: failShot }).catch(() => undefined);
-		const missing = expected.filter((entry) => !shown.includes(entry));
-		throw new Error(`${error instanceof Error ? error.message : String(error)}; missing ${missing.join(', ')}; screenshot ${failShot}; it shows:\n${shown}`);
-	}
-	return shown;
-}
 
 const screenshots: Scenario = {
 	name: 'the editor shows both nodes\' parameter panels (headless Chromium screenshots)',

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 
 import type { N8nInstall } from './install';
 import { DEMO_OWNER } from './n8n';
+import { waitFor } from './processes';
 
 export interface Locator {
 	first(): Locator;
@@ -101,4 +102,35 @@ export async function signIn(page: Page, baseUrl: string): Promise<void> {
 	await page.locator('input[name="password"]').first().fill(DEMO_OWNER.password);
 	await page.locator('[data-test-id="form-submit-button"], button[type="submit"]').first().click();
 	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 60_000 });
+}
+
+/**
+ * Opens a node's parameter panel on the canvas and waits until it shows every entry of `expected`,
+ * each either as text (labels) or as the value of a field (selected options, typed values).
+ */
+export async function openNode(page: Page, nodeName: string, expected: string[], failShot: string): Promise<string> {
+	const node = page.locator('[data-test-id="canvas-node"]').filter({ hasText: nodeName }).first();
+	await node.waitFor({ state: 'visible', timeout: 60_000 });
+	await node.dblclick();
+	const panel = page.locator('[data-test-id="node-parameters"]').first();
+	await panel.waitFor({ state: 'visible', timeout: 30_000 });
+	let shown = '';
+	try {
+		await waitFor(
+			`the ${nodeName} panel to show ${expected.join(', ')}`,
+			async () => {
+				const text = await panel.innerText();
+				const values = await panel.locator('input, textarea').evaluateAll((fields) => fields.map((field) => field.value ?? ''));
+				shown = `${text}\n${values.filter((value) => value !== '').join('\n')}`;
+				const lines = shown.split('\n').map((line) => line.trim());
+				return expected.every((entry) => lines.includes(entry) || shown.includes(entry));
+			},
+			{ limitMs: 30_000 },
+		);
+	} catch (error) {
+		await page.screenshot({ path: failShot }).catch(() => undefined);
+		const missing = expected.filter((entry) => !shown.includes(entry));
+		throw new Error(`${error instanceof Error ? error.message : String(error)}; missing ${missing.join(', ')}; screenshot ${failShot}; it shows:\n${shown}`);
+	}
+	return shown;
 }
