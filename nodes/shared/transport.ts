@@ -175,7 +175,9 @@ function multipartBody(body: IDataObject): MultipartBody {
 
 /** Time an upload may take beyond the usual timeout: one second per 256 KiB (50 MB: about 3.5 minutes). */
 function uploadTimeMs(upload: FileUpload | undefined): number {
-	return upload?.size === undefined ? (upload ? 5 * 60_000 : 0) : Math.ceil(upload.size / 262_144) * 1000;
+	if (!upload) return 0;
+	// A size n8n did not record: as long as the largest upload may take.
+	return upload.size === undefined ? 300_000 : Math.ceil(upload.size / 262_144) * 1000;
 }
 
 interface Envelope {

@@ -153,9 +153,9 @@ describe('a file that cannot be sent is refused before any request, naming the i
 	it('a photo that is not an image names the file and what to use instead', async () => {
 		const binaries = [await storeFiles({ data: { data: Buffer.from('%PDF-1.7'), fileName: 'report.pdf', mimeType: 'application/pdf' } })];
 		const result = await run(ctx, upload('sendPhoto'), { items: [{ chat: ctx.d.privateChatId }], binaries });
-		expect(result.error?.message).toBe(`Input Binary Field: the file "report.pdf" in "data" is 'application/pdf', not an image: send it with Send Document instead [item 0]`);
+		expect(result.error?.message).toBe(`Input Binary Field: the file "report.pdf" in "data" is "application/pdf", not an image: send it with Send Document instead [item 0]`);
 		const asImage = await run(ctx, upload('sendPhoto', { mimeType: 'text/plain' }), { items: [{ chat: ctx.d.privateChatId }], binaries: [await storeFiles({ data: { data: PNG, fileName: 'c.png', mimeType: 'image/png' } })] });
-		expect(asImage.error?.message).toBe(`MIME Type: the file "c.png" in "data" is 'text/plain', not an image: send it with Send Document instead [item 0]`);
+		expect(asImage.error?.message).toBe(`MIME Type: the file "c.png" in "data" is "text/plain", not an image: send it with Send Document instead [item 0]`);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 

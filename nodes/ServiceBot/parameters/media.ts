@@ -12,7 +12,7 @@ import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { LIMITS } from '../../shared/spec';
 import { FileUpload } from '../../shared/transport';
 import type { At } from './errors';
-import { inputError, listWords, quote, show } from './errors';
+import { inputError, listWords, quote } from './errors';
 import type { ParamKindDefinition, ReadItem } from './kind';
 import { baseField } from './kind';
 import type { Param } from './param';
@@ -20,7 +20,7 @@ import { fieldName, nodeParameter } from './param';
 import { checkUuid } from './values';
 
 /** The field names of the source choice, shared by the four media methods (a value stays when the operation changes). */
-export const MEDIA_FIELDS = {
+const MEDIA_FIELDS = {
 	source: 'mediaSource',
 	binaryProperty: 'binaryPropertyName',
 	fileName: 'fileName',
@@ -42,7 +42,7 @@ function megabytes(bytes: number): string {
 	return `${(bytes / 1_048_576).toFixed(1)} MB`;
 }
 
-/** The exact size of a file: n8n records it (`bytes`, n8n ≥ 1.90); in memory, its base64 says it. */
+/** The exact size of a file: newer n8n records it (`bytes`); in memory, its base64 says it; else unknown. */
 function sizeOf(binary: IBinaryData): number | undefined {
 	if (typeof binary.bytes === 'number') return binary.bytes;
 	if (binary.id || typeof binary.data !== 'string') return undefined;
@@ -91,7 +91,7 @@ function readBinaryFile(param: Param, { ctx, itemIndex, at }: ReadItem): FileUpl
 		throw inputError(
 			at,
 			ownType ? MIME_TYPE_FIELD : BINARY_FIELD,
-			`${file} is ${show(mimeType)}, not ${only.noun}: send it with ${only.otherwise} instead`,
+			`${file} is ${quote(mimeType)}, not ${only.noun}: send it with ${only.otherwise} instead`,
 		);
 	}
 	const { id } = binary;

@@ -256,13 +256,40 @@ export interface EchoBotSetUp {
 	hook: WebhookView;
 }
 
+/**
+ * The recipe for "once" across webhook processes with n8n's own shared store: n8n's Remove Duplicates
+ * node (2) right after the trigger, "Remove Items Processed in Previous Executions", keeping items whose
+ * `update_id` is new (its history is kept in n8n's database, which every process shares).
+ */
+export function withRemoveDuplicates(workflow: Record<string, unknown>, trigger: string): Record<string, unknown> {
+	const nodes = workflow.nodes as Array<Record<string, unknown>>;
+	const connections = workflow.connections as Record<string, unknown>;
+	const name = 'Once per Update';
+	return {
+		...workflow,
+		nodes: [
+			...nodes,
+			{
+				id: '0b1c2d3e-0000-4000-8000-0000000000d1',
+				name,
+				type: 'n8n-nodes-base.removeDuplicates',
+				typeVersion: 2,
+				position: [110, 200],
+				parameters: { operation: 'removeItemsSeenInPreviousExecutions', logic: 'removeItemsWithAlreadySeenKeyValues', dedupeValue: '={{ $json.update_id }}', options: {} },
+			},
+		],
+		connections: { ...connections, [trigger]: { main: [[{ node: name, type: 'main', index: 0 }]] }, [name]: connections[trigger] },
+	};
+}
+
 /** Emulator, cluster, owner, credential and the echo bot, activated through the main. */
-export async function echoBotInCluster(ctx: ScenarioContext, options: ClusterOptions = {}): Promise<EchoBotSetUp> {
+export async function echoBotInCluster(ctx: ScenarioContext, options: ClusterOptions & { removeDuplicates?: boolean } = {}): Promise<EchoBotSetUp> {
 	const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
 	const cluster = await QueueCluster.start(ctx, options);
 	await cluster.main.setupOwner();
 	const credentialId = await createCredential(cluster.main, emulator);
-	const workflowId = await createWorkflow(cluster.main, echoBot(emulator, credentialId));
+	const bot = echoBot(emulator, credentialId);
+	const workflowId = await createWorkflow(cluster.main, options.removeDuplicates ? withRemoveDuplicates(bot, 'Service Bot Trigger') : bot);
 	await cluster.main.activate(workflowId);
 	const hook = await waitFor('activation to set the webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 120_000 });
 	const expected = `${cluster.proxy.url}/webhook/${DEMO_TRIGGER.webhookId}/webhook`;

@@ -12,6 +12,7 @@ import { DEMO_TRIGGER } from '../../dev/demo';
 import type { InlineButton, StoredMessage } from '../lib/emulator';
 import { sleep, waitFor } from '../lib/processes';
 import type { Scenario } from '../lib/runner';
+import type { ScenarioContext } from '../lib/context';
 import {
 	APPROVAL_PATH,
 	BULK_PATH,
@@ -203,9 +204,13 @@ const echoAtScale: Scenario = {
 /** One in this many updates has its first answer dropped, so the service sends it again. */
 const RESENT_EVERY = 10;
 
-const duplicateWindow: Scenario = {
-	name: 'duplicate window: 10% of 500 updates re-sent after a lost answer; none lost, none run twice when the copy reaches the same webhook process; copies reaching the other process measured',
-	async run(ctx) {
+/**
+ * 500 messages; the first answer to every tenth push is dropped, so the service sends it again, half
+ * of the copies to the webhook process that ran the first, half to the other. Asserts none lost, none
+ * of the same-process copies and no update sent once run twice; returns the other-process copies run twice.
+ */
+async function duplicateWindowRun(ctx: ScenarioContext, removeDuplicates: boolean): Promise<{ otherProcess: number; twice: number }> {
+	{
 		// The first copy of every tenth update has its answer dropped, so the service sends it again.
 		// Every second re-sent copy goes to the webhook process that took the first, the others to the other one.
 		const policy: WebhookPolicy = ({ updateId, earlier, upstreams }) => {
@@ -214,7 +219,7 @@ const duplicateWindow: Scenario = {
 			const first = earlier[0].upstream;
 			return { upstream: updateId % (2 * RESENT_EVERY) === 0 ? upstreams.find((upstream) => upstream !== first) : first };
 		};
-		const { emulator, cluster, workflowId, hook } = await echoBotInCluster(ctx, { policy });
+		const { emulator, cluster, workflowId, hook } = await echoBotInCluster(ctx, { policy, removeDuplicates });
 		const path = new URL(hook.url).pathname;
 		const chats = await createChats(emulator, 20);
 
@@ -245,14 +250,29 @@ const duplicateWindow: Scenario = {
 		assert.equal(lost.length, 0, `lost: ${ids(lost)}`);
 		assert.deepEqual(ids(among(sameProcess)), 'none', 'a copy reaching the process that ran the first one is recognised');
 		assert.deepEqual(ids(twice.filter((entry) => !resent.includes(entry))), 'none', 'updates sent once ran once');
-		// n8n's executions agree with the chats: one per echo.
-		assert.equal(executions.length, sent.length + twice.length, 'one execution per echo');
+		// n8n's executions: one per echo; with Remove Duplicates, one per copy that reached another process too.
+		assert.equal(executions.length, sent.length + (removeDuplicates ? otherProcess.length : twice.length), 'one execution per update that reached the workflow');
 		assert.deepEqual([...new Set(executions.map((execution) => execution.status))], ['success']);
 
-		// Copies reaching another process run again: the window is per process (README "Scaling").
+		// Copies reaching another process: the trigger's window is per process (README "Scaling").
 		ctx.log(
 			`measured: ${among(otherProcess).length} of ${otherProcess.length} updates re-sent to another webhook process ran twice (${ids(among(otherProcess))})`,
 		);
+		return { otherProcess: otherProcess.length, twice: among(otherProcess).length };
+	}
+}
+
+const duplicateWindow: Scenario = {
+	name: 'duplicate window: 10% of 500 updates re-sent after a lost answer; none lost, none run twice when the copy reaches the same webhook process; copies reaching the other process measured',
+	async run(ctx) {
+		await duplicateWindowRun(ctx, false);
+	},
+};
+
+const duplicateWindowWithRemoveDuplicates: Scenario = {
+	name: "duplicate window with n8n's Remove Duplicates (update_id, across executions) after the trigger: copies reaching the other webhook process measured",
+	async run(ctx) {
+		await duplicateWindowRun(ctx, true);
 	},
 };
 
@@ -688,4 +708,4 @@ const threeWorkflowsOneBot: Scenario = {
 	},
 };
 
-export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot];
+export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot, duplicateWindowWithRemoveDuplicates];
