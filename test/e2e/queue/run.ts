@@ -6,6 +6,7 @@
  *
  * Usage: ts-node test/e2e/queue/run.ts [numbers or words to select scenarios…] [--keep]
  *        ts-node test/e2e/queue/run.ts --bench [--updates=N]
+ *        ts-node test/e2e/queue/run.ts --remove-duplicates   (scenario 2 with n8n's Remove Duplicates, measured)
  *   --keep  keep the n8n user folders of passed scenarios too
  */
 import { rmSync } from 'node:fs';
@@ -15,12 +16,16 @@ import { N8N_VERSION, ROOT, pack, provision } from '../lib/install';
 import { stopAll, stopAllOnExit } from '../lib/processes';
 import { runScenarios, selectScenarios } from '../lib/runner';
 import { runBench } from './bench';
-import { QUEUE_SCENARIOS } from './scenarios';
+import { DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES, QUEUE_SCENARIOS } from './scenarios';
 
 async function main(): Promise<number> {
 	const args = process.argv.slice(2);
 	const bench = args.includes('--bench');
-	const chosen = bench ? [] : selectScenarios(QUEUE_SCENARIOS, args);
+	const chosen = bench
+		? []
+		: args.includes('--remove-duplicates')
+			? [{ index: 0, scenario: DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES }]
+			: selectScenarios(QUEUE_SCENARIOS, args);
 	const started = Date.now();
 	stopAllOnExit((signal) => process.stdout.write(`\ne2e-queue: ${signal}, stopping everything started\n`));
 

@@ -206,10 +206,12 @@ const RESENT_EVERY = 10;
 
 /**
  * 500 messages; the first answer to every tenth push is dropped, so the service sends it again, half
- * of the copies to the webhook process that ran the first, half to the other. Asserts none lost, none
- * of the same-process copies and no update sent once run twice; returns the other-process copies run twice.
+ * of the copies to the webhook process that ran the first, half to the other. The echo bot as users
+ * build it asserts none lost, none of the same-process copies and no update sent once run twice; with
+ * n8n's Remove Duplicates after the trigger (a measurement of n8n's shared store, not a test of the
+ * package) the same numbers are only reported.
  */
-async function duplicateWindowRun(ctx: ScenarioContext, removeDuplicates: boolean): Promise<{ otherProcess: number; twice: number }> {
+async function duplicateWindowRun(ctx: ScenarioContext, removeDuplicates: boolean): Promise<void> {
 	{
 		// The first copy of every tenth update has its answer dropped, so the service sends it again.
 		// Every second re-sent copy goes to the webhook process that took the first, the others to the other one.
@@ -247,18 +249,26 @@ async function duplicateWindowRun(ctx: ScenarioContext, removeDuplicates: boolea
 			`${sent.length} messages, ${resent.length} re-sent (${sameProcess.length} to the same webhook process, ${otherProcess.length} to the other), done in ${seconds.toFixed(1)} s: ` +
 				`${lost.length} lost; run twice: ${among(sameProcess).length} of ${sameProcess.length} same-process copies, ${among(otherProcess).length} of ${otherProcess.length} other-process copies`,
 		);
+		const failed = executions.filter((execution) => execution.status !== 'success');
+		if (removeDuplicates) {
+			ctx.log(
+				`measured with Remove Duplicates: ${lost.length} of ${sent.length} updates lost (${ids(lost)}), ${failed.length} executions failed, ` +
+					`${among(otherProcess).length} of ${otherProcess.length} copies reaching the other webhook process ran twice (${ids(among(otherProcess))}), ` +
+					`${twice.filter((entry) => !resent.includes(entry)).length} updates sent once ran twice`,
+			);
+			return;
+		}
 		assert.equal(lost.length, 0, `lost: ${ids(lost)}`);
 		assert.deepEqual(ids(among(sameProcess)), 'none', 'a copy reaching the process that ran the first one is recognised');
 		assert.deepEqual(ids(twice.filter((entry) => !resent.includes(entry))), 'none', 'updates sent once ran once');
-		// n8n's executions: one per echo; with Remove Duplicates, one per copy that reached another process too.
-		assert.equal(executions.length, sent.length + (removeDuplicates ? otherProcess.length : twice.length), 'one execution per update that reached the workflow');
-		assert.deepEqual([...new Set(executions.map((execution) => execution.status))], ['success']);
+		// n8n's executions agree with the chats: one per echo.
+		assert.equal(executions.length, sent.length + twice.length, 'one execution per echo');
+		assert.deepEqual(failed, []);
 
 		// Copies reaching another process: the trigger's window is per process (README "Scaling").
 		ctx.log(
 			`measured: ${among(otherProcess).length} of ${otherProcess.length} updates re-sent to another webhook process ran twice (${ids(among(otherProcess))})`,
 		);
-		return { otherProcess: otherProcess.length, twice: among(otherProcess).length };
 	}
 }
 
@@ -269,8 +279,9 @@ const duplicateWindow: Scenario = {
 	},
 };
 
-const duplicateWindowWithRemoveDuplicates: Scenario = {
-	name: "duplicate window with n8n's Remove Duplicates (update_id, across executions) after the trigger: copies reaching the other webhook process measured",
+/** `npm run bench:queue -- --remove-duplicates`: not part of the suite (it measures n8n, asserts nothing of ours). */
+export const DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES: Scenario = {
+	name: "duplicate window with n8n's Remove Duplicates (update_id, across executions) after the trigger: lost updates and copies run twice, measured",
 	async run(ctx) {
 		await duplicateWindowRun(ctx, true);
 	},
@@ -708,4 +719,4 @@ const threeWorkflowsOneBot: Scenario = {
 	},
 };
 
-export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot, duplicateWindowWithRemoveDuplicates];
+export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot];
