@@ -208,13 +208,22 @@ class PollingMember implements FeedMember {
 			if (wait <= 0 || this.stopping.signal.aborted) break;
 			await pause(wait, this.stopping.signal);
 		}
-		const group = this.groups.get(key);
-		if (!group) return;
-		this.groups.delete(key);
-		const last = group.updates[group.updates.length - 1];
-		this.storeOffset(Math.min(this.next ?? last.updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
-		if (this.environment.settings.showTyping) showTyping(this.ctx, last.chatId);
-		this.emitUpdate(last, groupedItem(group.updates, this.environment.settings), last.updateId);
+		if (!this.groups.has(key)) return;
+		// Users who went quiet at the same moment (their messages came in one response) run in the
+		// order the service sent their last messages, whichever waiter woke first.
+		const now = Date.now();
+		const lastOf = (group: MessageGroup): ReceivedUpdate => group.updates[group.updates.length - 1];
+		const due = [...this.groups.entries()]
+			.filter(([other, group]) => other === key || group.deadline <= now)
+			.sort(([, a], [, b]) => lastOf(a).updateId - lastOf(b).updateId);
+		for (const [dueKey, group] of due) {
+			// Each leaves the gathered ones just before it runs: the offset saved with it stays below the others.
+			this.groups.delete(dueKey);
+			const last = lastOf(group);
+			this.storeOffset(Math.min(this.next ?? last.updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
+			if (this.environment.settings.showTyping) showTyping(this.ctx, last.chatId);
+			this.emitUpdate(last, groupedItem(group.updates, this.environment.settings), last.updateId);
+		}
 	}
 
 	/** Unpublishing: the messages being gathered run now rather than never. */
@@ -255,7 +264,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 		{
 			settings,
 			windowKey: deliveryKey(token, identity, 'polling', run),
-			answers: answerDesk(this, run === 'production'),
+			answers: answerDesk(this, run === 'production', 'now'),
 		},
 		token,
 	);

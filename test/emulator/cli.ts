@@ -2,7 +2,7 @@
  * Starts the emulator with the deterministic demo data and prints ONE JSON line to stdout:
  *   {"baseUrl":"http://127.0.0.1:PORT","token":"...","demo":{...}}
  * Usage: npx ts-node --transpile-only --project test/tsconfig.json test/emulator/cli.ts [--port N] [--allow-local-webhooks]
- *        [--webhook-retry-base-ms N] [--webhook-timeout-ms N] [--old-messages]
+ *        [--webhook-retry-base-ms N] [--webhook-timeout-ms N] [--old-messages] [--telegram-secret-header]
  * SIGINT / SIGTERM close it. Logs (if any) go to stderr.
  */
 import { startEmulator } from './server';
@@ -32,12 +32,15 @@ function parseArgs(argv: string[]): EmulatorOptions {
 			case '--webhook-timeout-ms':
 				opts.webhookTimeoutMs = value();
 				break;
+			case '--telegram-secret-header':
+				opts.telegramSecretHeader = true;
+				break;
 			case '--old-messages':
 				opts.oldMessages = true;
 				break;
 			case '--help':
 			case '-h':
-				process.stderr.write('usage: cli.ts [--port N] [--allow-local-webhooks] [--webhook-retry-base-ms N] [--webhook-timeout-ms N] [--old-messages]\n');
+				process.stderr.write('usage: cli.ts [--port N] [--allow-local-webhooks] [--webhook-retry-base-ms N] [--webhook-timeout-ms N] [--old-messages] [--telegram-secret-header]\n');
 				process.exit(0);
 				break;
 			default:

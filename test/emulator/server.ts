@@ -33,6 +33,8 @@ export interface EmulatorOptions {
 	 * Telegram gives a click on a message older than 48 hours (per click: `userClicks({ oldMessage: true })`)
 	 */
 	oldMessages?: boolean;
+	/** default false; when true pushes carry the secret under Telegram's header name too (n8n's Telegram Trigger reads that one) */
+	telegramSecretHeader?: boolean;
 }
 
 export interface RecordedCall {
@@ -199,7 +201,7 @@ class EmulatorImpl implements Emulator {
 
 	constructor(private readonly options: EmulatorOptions) {
 		for (const name of Object.keys(this.handlers)) this.methodNames.set(name.toLowerCase(), name);
-		this.pusher = new WebhookPusher(this.world, options.webhookRetryBaseMs ?? 500, options.webhookMaxAttempts ?? 5, options.webhookTimeoutMs ?? 10_000);
+		this.pusher = new WebhookPusher(this.world, options.webhookRetryBaseMs ?? 500, options.webhookMaxAttempts ?? 5, options.webhookTimeoutMs ?? 10_000, options.telegramSecretHeader === true);
 		this.world.oldMessages = options.oldMessages === true;
 		this.world.onQueued = (bot) => {
 			if (bot.webhook) this.pusher.kick(bot);

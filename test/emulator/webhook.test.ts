@@ -108,6 +108,24 @@ describe('push delivery', () => {
 		expect(emu.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: null });
 	});
 
+	it("with telegramSecretHeader the secret also goes under Telegram's header name; without it, only under the service's", async () => {
+		expect(rx.received).toHaveLength(0);
+		await ok(emu, 'setWebhook', { url: rx.url, secret_token: 'plain' });
+		await say('x');
+		await emu.idle();
+		expect(rx.received[0].headers['x-telegram-bot-api-secret-token']).toBeUndefined();
+		const both = await startEmulator({ allowLocalWebhooks: true, telegramSecretHeader: true });
+		try {
+			await ok(both, 'setWebhook', { url: rx.url, secret_token: 'shared' });
+			await both.userSends({ chatId: both.demo.privateChatId, userId: both.demo.userId, text: 'y' });
+			await both.idle();
+			expect(rx.received[1].headers['x-service-bot-api-secret-token']).toBe('shared');
+			expect(rx.received[1].headers['x-telegram-bot-api-secret-token']).toBe('shared');
+		} finally {
+			await both.close();
+		}
+	});
+
 	it('no secret header without a secret_token', async () => {
 		await ok(emu, 'setWebhook', { url: rx.url });
 		await say('x');

@@ -5,6 +5,8 @@ import type { Update } from './types';
 import { nowSeconds } from './util';
 
 export const SECRET_HEADER = 'X-Service-Bot-Api-Secret-Token';
+/** Telegram's name of the same header, for Telegram's own nodes pointed at the emulator (the queue bench). */
+export const TELEGRAM_SECRET_HEADER = 'X-Telegram-Bot-Api-Secret-Token';
 
 function updateType(u: Update): string {
 	return u.message ? 'message' : 'callback_query';
@@ -40,6 +42,7 @@ export class WebhookPusher {
 		private readonly retryBaseMs: number,
 		private readonly maxAttempts = 5,
 		private readonly timeoutMs = 10_000,
+		private readonly telegramSecretHeader = false,
 	) {
 		this.agent = new Agent({ connections: 128, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 1000 });
 	}
@@ -114,6 +117,7 @@ export class WebhookPusher {
 				this.attempts += 1;
 				const headers: Record<string, string> = { 'content-type': 'application/json' };
 				if (hook.secretToken !== undefined) headers[SECRET_HEADER] = hook.secretToken;
+				if (hook.secretToken !== undefined && this.telegramSecretHeader) headers[TELEGRAM_SECRET_HEADER] = hook.secretToken;
 				const res = await request(hook.url, {
 					method: 'POST',
 					headers,

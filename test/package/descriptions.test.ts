@@ -136,6 +136,16 @@ describe('node descriptions against version 0.1.0', () => {
 						`operation @ {"resource":["message"]}.options[value="${operation}"].description`,
 					];
 				}),
+				// A chat ID field and the Callback Query ID say where their value comes from after a trigger.
+				'callbackQueryId @ callback.answerCallbackQuery.hint',
+				...[
+					'chat.getChat', 'chat.getChatAdministrators', 'chat.getChatMember', 'chat.getChatMemberCount', 'chat.pinChatMessage',
+					'chat.unpinAllChatMessages', 'chat.unpinChatMessage', 'message.copyMessage', 'message.deleteMessage',
+					'message.editMessageCaption', 'message.editMessageReplyMarkup', 'message.editMessageText', 'message.forwardMessage',
+					'message.sendChatAction', 'message.sendDocument', 'message.sendMessage', 'message.sendPhoto', 'message.sendVideo',
+					'message.sendVoice',
+				].map((operation) => `chatId @ ${operation}.modes[name=id].hint`),
+				...['copyMessage', 'forwardMessage'].map((operation) => `fromChatId @ message.${operation}.modes[name=id].hint`),
 				// Call Method suggests a method the spec has.
 				'method @ other.callMethod.placeholder',
 				// Parse Mode "Markdown From AI" (the Markdown chat models write, sent as HTML) where text or a caption is sent.

@@ -7,6 +7,7 @@ import { WebhookContext } from 'n8n-core';
 import { createHmac, randomUUID } from 'node:crypto';
 
 import type { Emulator } from '../emulator';
+import { TestCredentialsHelper } from '../harness';
 import {
 	SECRET_HEADER,
 	SECRET_PATTERN,
@@ -269,7 +270,9 @@ describe('a changed bot token', () => {
 		const push = async (updateId: number): Promise<number> =>
 			(await after.receive({ headers: { [SECRET_HEADER]: oldSecret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) })).status;
 
-		const now = Date.now();
+		// A webhook process checks pushes with a token it read in the last 5 seconds, and reads it anew
+		// when a push does not match: the first push comes later than that after the change.
+		const now = Date.now() + 6_000;
 		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
 		try {
 			expect(await push(1)).toBe(403);
@@ -286,6 +289,33 @@ describe('a changed bot token', () => {
 			expect(logs.messages('warn').join('\n')).not.toContain(oldSecret);
 		} finally {
 			clock.mockRestore();
+		}
+	});
+});
+
+describe('reading the credential', () => {
+	test('pushes within 5 s of each other read the credential once; a push with another secret, or 6 s later, reads it anew', async () => {
+		const id = { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() };
+		const harness = await makeHarness(emu, id);
+		await harness.activate();
+		const secret = emu.webhookOf()?.secretToken ?? '';
+		const reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted');
+		const push = async (updateId: number, withSecret = secret): Promise<number> =>
+			(await harness.receive({ headers: { [SECRET_HEADER]: withSecret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) })).status;
+		// Later than any token an earlier test left.
+		const now = Date.now() + 10_000;
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		try {
+			expect([await push(1), await push(2), await push(3)]).toEqual([200, 200, 200]);
+			expect(reads).toHaveBeenCalledTimes(1);
+			expect(await push(4, tweakLastChar(secret))).toBe(403);
+			expect(reads).toHaveBeenCalledTimes(2);
+			clock.mockReturnValue(now + 6_000);
+			expect(await push(5)).toBe(200);
+			expect(reads).toHaveBeenCalledTimes(3);
+		} finally {
+			clock.mockRestore();
+			reads.mockRestore();
 		}
 	});
 });

@@ -38,7 +38,7 @@ export const chatKind: ParamKindDefinition = {
 					name: 'id',
 					type: 'string',
 					placeholder: 'e.g. 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11',
-					hint: 'The chat UUID',
+					hint: 'The chat UUID; after a Service Bot trigger: {{ $json.chat_id }}',
 					validation: [{ type: 'regex', properties: { regex: UUID_SOURCE, errorMessage: 'Not a chat UUID' } }],
 				},
 				{

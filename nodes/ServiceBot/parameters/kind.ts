@@ -37,5 +37,6 @@ export function baseField(param: Param, required = param.required) {
 		description: param.description,
 		...(required ? { required: true } : {}),
 		...(param.placeholder ? { placeholder: param.placeholder } : {}),
+		...(param.hint ? { hint: param.hint } : {}),
 	};
 }

@@ -49,6 +49,8 @@ export interface Param {
 	readonly displayName: string;
 	readonly description: string;
 	readonly placeholder?: string;
+	/** Shown under the field: where its value usually comes from. */
+	readonly hint?: string;
 	/** Inclusive bounds: UTF-16 units for text, the value for integers. */
 	readonly min?: number;
 	readonly max?: number;

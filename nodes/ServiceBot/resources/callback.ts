@@ -20,6 +20,7 @@ export const callbackMethods: readonly Method[] = inResource('callback', [
 				required: true,
 				displayName: 'Callback Query ID',
 				description: 'The ID of the callback query, from the trigger output',
+				hint: 'After a Service Bot trigger: {{ $json.callback_query_id }}',
 				min: 1,
 			},
 			{

@@ -7,6 +7,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { answerDesk } from '../../shared/trigger/answers';
 import { deliverUpdate } from '../../shared/trigger/deliver';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
+import { CREDENTIAL_TYPE } from '../../shared/transport';
 import { routed } from '../../shared/trigger/output';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { showTyping } from '../../shared/trigger/typing';
@@ -15,6 +16,32 @@ import { forwardToListeners } from './forward';
 import { SECRET_HEADER, deriveSecret, forwardSecret, legacySecret, matchesDigest, secretMatches, sharedSecret } from './secret';
 
 const WARN_INTERVAL_MS = 60_000;
+
+/**
+ * Reading the credential makes n8n take an expression isolate: about 10 ms of CPU per push in a
+ * queue-mode webhook process (measured, test/e2e/queue/README.md), the largest part of what this
+ * trigger costs beyond a trigger that reads nothing. So a process checks pushes with the token it
+ * read in the last few seconds; a push that does not match is checked again with the token read anew,
+ * so a changed token is never a reason to refuse the service.
+ */
+const TOKEN_REUSE_MS = 5_000;
+/** Tokens read recently, by credential id (bounded: one entry per credential served). */
+const recentTokens = new Map<string, { token: string; readAt: number }>();
+
+async function tokenFor(ctx: IWebhookFunctions, reuse: boolean): Promise<{ token: string; reused: boolean }> {
+	const credentialId = ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id;
+	const recent = credentialId ? recentTokens.get(credentialId) : undefined;
+	const now = Date.now();
+	// A clock set back makes an entry look younger than it is: only an age from 0 counts.
+	const age = recent ? now - recent.readAt : -1;
+	if (reuse && recent && age >= 0 && age < TOKEN_REUSE_MS) return { token: recent.token, reused: true };
+	const token = await requireToken(ctx);
+	if (credentialId) {
+		if (recentTokens.size >= 1000) recentTokens.clear();
+		recentTokens.set(credentialId, { token, readAt: now });
+	}
+	return { token, reused: false };
+}
 /** When each trigger last warned about refused pushes (bounded: one entry per trigger served). */
 const lastWarned = new Map<string, number>();
 
@@ -35,24 +62,37 @@ function warnRefused(ctx: IWebhookFunctions, key: string, test: boolean): void {
 	);
 }
 
-export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const node = this.getNode();
-	const token = await requireToken(this);
-	const identity = identityOf(this);
-	const run = runOf(this);
+/** Who sent a push with `received` as its secret, checked with `token`. */
+function senderOf(ctx: IWebhookFunctions, token: string, received: unknown): 'service' | 'trigger' | undefined {
+	const identity = identityOf(ctx);
+	const run = runOf(ctx);
 	const direct = [deriveSecret(token, identity, run), sharedSecret(token, identity.webhookId, run)];
 	if (run === 'production') {
 		// Registrations of version 0.1.0, which n8n keeps using across upgrades and restarts.
-		const productionUrl = this.getNodeWebhookUrl('default');
+		const productionUrl = ctx.getNodeWebhookUrl('default');
 		if (productionUrl) direct.push(legacySecret(token, identity, productionUrl));
 	}
-
-	const received = this.getHeaderData()[SECRET_HEADER];
 	// After a token change the service still sends the secret it was given (kept as a digest).
-	const fromService = secretMatches(received, direct) || (run === 'production' && registeredSecretDigests(this).some((kept) => matchesDigest(received, kept)));
+	if (secretMatches(received, direct) || (run === 'production' && registeredSecretDigests(ctx).some((kept) => matchesDigest(received, kept)))) return 'service';
 	// An update another trigger of this bot received and forwarded (listeners.ts).
-	const forwarded = !fromService && secretMatches(received, [forwardSecret(token, identity.webhookId, run)]);
-	if (!fromService && !forwarded) {
+	if (secretMatches(received, [forwardSecret(token, identity.webhookId, run)])) return 'trigger';
+	return undefined;
+}
+
+export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const node = this.getNode();
+	const identity = identityOf(this);
+	const run = runOf(this);
+	const received = this.getHeaderData()[SECRET_HEADER];
+	const recent = await tokenFor(this, true);
+	let { token } = recent;
+	let sender = senderOf(this, token, received);
+	if (!sender && recent.reused) {
+		({ token } = await tokenFor(this, false));
+		sender = senderOf(this, token, received);
+	}
+	const fromService = sender === 'service';
+	if (!sender) {
 		warnRefused(this, fingerprint('refused', identity.workflowId, identity.nodeId, run), run === 'test');
 		this.getResponseObject().status(403).end();
 		return { noWebhookResponse: true };
@@ -65,7 +105,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		windowKey: deliveryKey(token, identity, 'webhook', run),
 		// The trigger the service pushed to brings answers (a test too, while it receives the bot's
 		// pushes); a forwarded copy never does, so an answer is brought once.
-		answers: answerDesk(this, fromService),
+		answers: answerDesk(this, fromService, 'whenAsked'),
 	});
 	await forwarding;
 	if (!delivery.run && 'answer' in delivery) {

@@ -38,16 +38,23 @@ export interface AnswerDesk {
 	 */
 	readonly brings: boolean;
 	/** n8n's webhook-waiting base URL (undefined where n8n gives none). */
-	readonly waitingBase: string | undefined;
+	readonly waitingBase: () => string | undefined;
 }
 
 /**
- * The desk of a trigger: made while n8n runs the trigger's function (its activation, or a webhook
- * request), because n8n evaluates expressions only then — a poll loop that evaluated one later would
- * get "No bridge acquired for this context" from n8n 2.41's expression engine.
+ * The desk of a trigger, made while n8n runs the trigger's function (its activation, or a webhook
+ * request): n8n evaluates expressions only then — a poll loop that evaluated one later would get "No
+ * bridge acquired for this context" from n8n 2.41's expression engine. So the polling trigger reads
+ * n8n's waiting base `now`, at activation; a webhook call reads it `whenAsked`, within the same call,
+ * since most pushes are not answers and the evaluation costs n8n several milliseconds of CPU.
  */
-export function answerDesk(ctx: TriggerContext, brings: boolean): AnswerDesk {
-	return { ctx, brings, waitingBase: waitingBaseFrom(ctx) };
+export function answerDesk(ctx: TriggerContext, brings: boolean, read: 'now' | 'whenAsked'): AnswerDesk {
+	if (read === 'now') {
+		const waitingBase = waitingBaseFrom(ctx);
+		return { ctx, brings, waitingBase: () => waitingBase };
+	}
+	let asked: { value: string | undefined } | undefined;
+	return { ctx, brings, waitingBase: () => (asked ??= { value: waitingBaseFrom(ctx) }).value };
 }
 
 export const NOTICES = {
@@ -95,7 +102,8 @@ function waitingBaseFrom(ctx: TriggerContext): string | undefined {
 /** Where an answer to `button` goes, or undefined when it cannot be reached from this tap. */
 function answerUrl(desk: AnswerDesk, button: AnswerButton, message: unknown): string | undefined {
 	if (button.version === 1) return legacyResumeUrl(message, button.executionId);
-	return desk.waitingBase === undefined ? undefined : chatAnswerUrl(desk.waitingBase, button);
+	const waitingBase = desk.waitingBase();
+	return waitingBase === undefined ? undefined : chatAnswerUrl(waitingBase, button);
 }
 
 /** The bot token as the credential holds it now (a changed token is used at once). */

@@ -72,7 +72,8 @@ const showTyping: INodeProperties = {
 	displayName: 'Show Typing',
 	name: 'showTyping',
 	type: 'boolean',
-	default: false,
+	// On once added (an option left out stays off): adding it is asking for it.
+	default: true,
 	description:
 		'Whether to show "typing…" in the chat as soon as an update that starts the workflow arrives (the service shows it for a few seconds), so the user sees the bot is working while, say, an AI agent thinks',
 };
@@ -81,7 +82,8 @@ const separateOutputs: INodeProperties = {
 	displayName: 'Separate Outputs by Kind',
 	name: 'separateOutputs',
 	type: 'boolean',
-	default: false,
+	// On once added, like Show Typing; left out, the trigger keeps its one output.
+	default: true,
 	description: `Whether to give each kind of update its own output: ${OUTPUT_KINDS.map(({ displayName }) => displayName).join(', ')} (messages whose text starts with /). The nodes after the trigger then need no Switch.`,
 };
 

@@ -9,13 +9,15 @@ import type { DemoIds } from '../../dev/demo';
 import { EmulatorProcess } from './emulator';
 import type { EmulatorStartOptions } from './emulator';
 import type { N8nInstall } from './install';
-import { installPackage } from './install';
+import { installFolderPackage, installPackage } from './install';
 import { N8n } from './n8n';
 import type { N8nOptions } from './n8n';
 
 export class ScenarioContext {
 	private readonly cleanups: Array<() => Promise<void>> = [];
 	private instances = 0;
+	/** Folders of further community packages every new n8n of this scenario gets (installFolderPackage). */
+	readonly extraPackages: string[] = [];
 	private readonly started = Date.now();
 
 	constructor(
@@ -57,12 +59,13 @@ export class ScenarioContext {
 		const name = `n8n-${this.instances}${options.name ? `-${options.name}` : ''}`;
 		const userFolder = join(this.dir, name, 'user');
 		await installPackage(this.tarball, userFolder);
+		for (const folder of this.extraPackages) installFolderPackage(folder, userFolder);
 		const n8n = new N8n({ install: this.install, userFolder, logDir: join(this.dir, name, 'logs'), ...(await N8n.ports()), ...options });
 		this.defer(() => n8n.stop());
 		return n8n;
 	}
 
-	async emulator(options: Pick<EmulatorStartOptions, 'timeoutMs'> = {}): Promise<EmulatorProcess> {
+	async emulator(options: Pick<EmulatorStartOptions, 'timeoutMs' | 'telegramSecretHeader'> = {}): Promise<EmulatorProcess> {
 		const emulator = await EmulatorProcess.start({ logFile: join(this.dir, 'emulator.log'), retryBaseMs: 100, ...options });
 		this.defer(() => emulator.stop());
 		this.log(`emulator at ${emulator.baseUrl}`);

@@ -56,6 +56,8 @@ export interface EmulatorStartOptions {
 	retryBaseMs?: number;
 	/** How long a webhook push waits for an answer before it counts as failed and is sent again. */
 	timeoutMs?: number;
+	/** Pushes carry the secret under Telegram's header name too (for n8n's Telegram Trigger, the queue bench). */
+	telegramSecretHeader?: boolean;
 }
 
 export class EmulatorProcess {
@@ -72,6 +74,7 @@ export class EmulatorProcess {
 		args.push('--port', String(options.port ?? 0), '--allow-local-webhooks');
 		if (options.retryBaseMs !== undefined) args.push('--webhook-retry-base-ms', String(options.retryBaseMs));
 		if (options.timeoutMs !== undefined) args.push('--webhook-timeout-ms', String(options.timeoutMs));
+		if (options.telegramSecretHeader) args.push('--telegram-secret-header');
 		const proc = spawnProc('emulator', process.execPath, args, { cwd: ROOT, logFile: options.logFile, echo: options.echo });
 		let first: string | undefined;
 		proc.onLine((line) => {

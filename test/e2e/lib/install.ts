@@ -3,7 +3,7 @@
  * n8n installs a community package.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -119,4 +119,15 @@ export async function installPackage(tarball: string, userFolder: string): Promi
 		JSON.stringify({ name: 'installed-nodes', private: true, dependencies: { [PACKAGE_NAME]: manifest.version } }, null, 2),
 	);
 	return target;
+}
+
+/** Another community package beside ours, from a folder with no dependencies (a bench fixture), listed as installed. */
+export function installFolderPackage(folder: string, userFolder: string): void {
+	const nodesDir = join(userFolder, '.n8n', 'nodes');
+	const { name, version } = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')) as { name: string; version: string };
+	cpSync(folder, join(nodesDir, 'node_modules', name), { recursive: true });
+	const listPath = join(nodesDir, 'package.json');
+	const list = JSON.parse(readFileSync(listPath, 'utf8')) as { dependencies: Record<string, string> };
+	list.dependencies[name] = version;
+	writeFileSync(listPath, JSON.stringify(list, null, 2));
 }

@@ -1,13 +1,15 @@
 /**
  * `npm run bench:queue`: throughput of scenario 1's echo bot in queue mode (updates answered per
  * second) with 1 or 2 workers and 1 or 2 webhook processes, and the CPU each process used meanwhile
- * (from /proc), to say what saturates. For comparison, n8n's own Webhook node → No Op (no package)
- * in the same cluster. A measurement, never a test: nothing here fails on a number.
+ * (from /proc), to say what saturates. For comparison, in the same cluster and run: the same echo
+ * started by (F) a minimal community trigger whose `webhook()` only returns the body
+ * (test/fixtures/floor-trigger) and by (B) n8n's own Telegram Trigger pointed at the emulator, and
+ * n8n's own Webhook node → No Op (no package). A measurement, never a test: nothing here fails on a number.
  *
  * One cluster (2 workers, 2 webhook processes) serves every configuration: a webhook process is
  * taken out of the load balancer's rotation, a worker is stopped (a running worker would take jobs).
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,11 +17,38 @@ import { ScenarioContext } from '../lib/context';
 import type { N8nInstall } from '../lib/install';
 import { stopAll } from '../lib/processes';
 import { inSequence, webhookStart } from '../lib/workflow';
-import { callProductionWebhook, createChats, createWorkflow, echoBotInCluster, finishedExecutions, sendMessages, waitForCalls } from './bot';
+import { ROOT } from '../lib/install';
+import type { N8n } from '../lib/n8n';
+import { callProductionWebhook, createChats, createCredential, createWorkflow, echoBot, echoBotInCluster, finishedExecutions, sendMessages, waitForCalls } from './bot';
 import { QueueCluster, WORKER_CONCURRENCY } from './cluster';
 import { coresUsed, sampleCpu } from './cpu';
+import { compareProfiles } from './profile';
 
 const BASELINE_PATH = 'baseline-no-op';
+const FLOOR_WEBHOOK_ID = '6b1e2d3f-0000-4000-8000-0000000000f1';
+const TELEGRAM_WEBHOOK_ID = '6b1e2d3f-0000-4000-8000-0000000000b1';
+
+/**
+ * The echo bot with another trigger in front: its Switch and Echo read the update itself (the other
+ * triggers add no handy fields), so the work after the trigger is the echo bot's.
+ */
+function echoBehind(bot: Record<string, unknown>, trigger: Record<string, unknown>): Record<string, unknown> {
+	const nodes = (bot.nodes as Array<Record<string, unknown>>).map((node) => {
+		if (node.name === 'Service Bot Trigger') return { ...trigger, name: 'Service Bot Trigger', position: node.position };
+		const text = JSON.stringify(node)
+			.split('{{ $json.update_type }}').join("{{ $json.message ? 'message' : 'callback_query' }}")
+			.split('{{ $json.chat_id }}').join('{{ $json.message.chat.id }}')
+			.split('{{ $json.text }}').join('{{ $json.message.text }}');
+		return JSON.parse(text) as Record<string, unknown>;
+	});
+	return { ...bot, name: `${String(bot.name)} (${String(trigger.type)})`, nodes };
+}
+
+/** n8n's Telegram credential at the emulator (the Telegram Trigger takes a base URL). */
+async function telegramCredential(main: N8n, baseUrl: string, token: string): Promise<string> {
+	const saved = await main.request('POST', '/rest/credentials', { name: 'Telegram (emulator)', type: 'telegramApi', data: { accessToken: token, baseUrl } });
+	return String(saved.id);
+}
 
 interface Measurement {
 	workload: string;
@@ -42,6 +71,25 @@ const CONFIGURATIONS: Array<{ workers: number; webhooks: number }> = [
 ];
 
 const COLUMNS = ['main', 'worker-1', 'worker-2', 'webhook-1', 'webhook-2', 'postgres', 'redis', 'emulator', 'load balancer + load generator', 'not ours', 'machine'];
+
+/** CPU milliseconds per update of each kind of process (workers and webhook processes summed). */
+function perKindTable(measurements: Measurement[]): string {
+	const kinds: Array<[string, string[]]> = [
+		['webhook processes', ['webhook-1', 'webhook-2']],
+		['workers', ['worker-1', 'worker-2']],
+		['main', ['main']],
+		['postgres', ['postgres']],
+	];
+	const header = ['workload', 'workers', 'webhook processes', 'updates/s', ...kinds.map(([kind]) => `${kind} (CPU ms per update)`)];
+	const rows = measurements.map((m) => [
+		m.workload,
+		String(m.workers),
+		String(m.webhooks),
+		m.updatesPerSecond.toFixed(1),
+		...kinds.map(([, columns]) => ((columns.reduce((sum, column) => sum + (m.cores[column] ?? 0), 0) * m.seconds * 1000) / m.updates).toFixed(1)),
+	]);
+	return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+}
 
 function table(measurements: Measurement[]): string {
 	const header = ['workload', 'workers', 'webhook processes', 'updates/s', 'CPU ms per update', ...COLUMNS.map((column) => `${column} (cores)`)];
@@ -94,11 +142,22 @@ async function postMany(url: string, count: number, concurrency: number): Promis
 	await Promise.all(Array.from({ length: concurrency }, lane));
 }
 
-export async function runBench(options: { install: N8nInstall; tarball: string; outputDir: string; updates: number }): Promise<void> {
-	const { install, tarball, outputDir, updates } = options;
+/**
+ * `--profile`: only the echo bot with 2 workers and 2 webhook processes, the webhook processes under
+ * V8's CPU profiler; their profiles (written when they stop) are summed up by ./profile.ts.
+ */
+export async function runBench(options: { install: N8nInstall; tarball: string; outputDir: string; updates: number; profile?: boolean }): Promise<void> {
+	const { install, tarball, outputDir, updates, profile = false } = options;
+	const profiles = join(outputDir, 'profiles');
 	const ctx = new ScenarioContext(install, tarball, join(outputDir, 'cluster'), join(outputDir, 'screenshots'));
 	try {
-		const { emulator, cluster } = await echoBotInCluster(ctx, { workers: 2, webhooks: 2 });
+		ctx.extraPackages.push(join(ROOT, 'test', 'fixtures', 'floor-trigger'));
+		const { emulator, cluster, workflowId } = await echoBotInCluster(ctx, {
+			workers: 2,
+			webhooks: 2,
+			telegramSecretHeader: true,
+			...(profile ? { webhookEnv: { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profiles}` } } : {}),
+		});
 		const chats = await createChats(emulator, 20);
 		const [, secondWorker] = cluster.workers;
 		const measurements: Measurement[] = [];
@@ -156,9 +215,62 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 		};
 		ctx.log('warming up (100 updates, not measured)');
 		await echoes(100, 'warm-up ');
-		for (const { workers, webhooks } of CONFIGURATIONS) {
+		/** With --profile: stops the webhook processes (V8 writes their profiles) into `phase`, and starts them again. */
+		const profiled = async (phase: string): Promise<string> => {
+			const dir = join(profiles, phase);
+			for (const webhook of cluster.webhooks) await webhook.stop();
+			mkdirSync(dir, { recursive: true });
+			for (const name of readdirSync(profiles).filter((file) => file.endsWith('.cpuprofile'))) renameSync(join(profiles, name), join(dir, name));
+			for (const webhook of cluster.webhooks) await webhook.start();
+			return dir;
+		};
+		for (const { workers, webhooks } of profile ? CONFIGURATIONS.slice(0, 1) : CONFIGURATIONS) {
 			await measure('echo bot', workers, webhooks, () => echoes(updates, `w${workers}h${webhooks} `));
 		}
+		const profileOfA = profile ? await profiled('A') : undefined;
+
+		// F and B: the same echo behind another trigger, one bot, one trigger published at a time.
+		const credentialId = await createCredential(cluster.main, emulator);
+		const bot = echoBot(emulator, credentialId);
+		await cluster.main.deactivate(workflowId);
+		const floorId = await createWorkflow(
+			cluster.main,
+			echoBehind(bot, { id: '6b1e2d3f-0000-4000-8000-0000000000f2', type: 'n8n-nodes-floor-trigger.floorTrigger', typeVersion: 1, webhookId: FLOOR_WEBHOOK_ID, parameters: {} }),
+		);
+		await cluster.main.activate(floorId);
+		// The floor trigger registers nothing with the service: the bot's webhook is set by hand.
+		const setWebhook = await fetch(`${emulator.baseUrl}/bot${emulator.demo.token}/setWebhook`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ url: `${cluster.proxy.url}/webhook/${FLOOR_WEBHOOK_ID}/webhook`, max_connections: 40 }),
+		});
+		if (!setWebhook.ok) throw new Error(`setWebhook for the floor trigger: ${setWebhook.status} ${await setWebhook.text()}`);
+		await echoes(100, 'warm-up F ');
+		await measure('(F) floor trigger → echo', 2, 2, () => echoes(updates, 'F '));
+		await cluster.main.deactivate(floorId);
+		await fetch(`${emulator.baseUrl}/bot${emulator.demo.token}/deleteWebhook`, { method: 'POST' });
+		if (profileOfA) {
+			// Both phases had a warm-up of 100 updates besides the measured ones.
+			const summary = compareProfiles(profileOfA, await profiled('F'), updates + 100);
+			process.stdout.write(`\n${summary}\n`);
+			writeFileSync(join(outputDir, 'profiles.md'), `${summary}\n`);
+			return;
+		}
+
+		const telegramId = await telegramCredential(cluster.main, emulator.baseUrl, emulator.demo.token);
+		const telegram = echoBehind(bot, {
+			id: '6b1e2d3f-0000-4000-8000-0000000000b2',
+			type: 'n8n-nodes-base.telegramTrigger',
+			typeVersion: 1.2,
+			webhookId: TELEGRAM_WEBHOOK_ID,
+			parameters: { updates: ['message'], additionalFields: {} },
+			credentials: { telegramApi: { id: telegramId, name: 'Telegram (emulator)' } },
+		});
+		const telegramWorkflowId = await createWorkflow(cluster.main, telegram);
+		await cluster.main.activate(telegramWorkflowId);
+		await echoes(100, 'warm-up B ');
+		await measure("(B) n8n's Telegram Trigger → echo", 2, 2, () => echoes(updates, 'B '));
+		await cluster.main.deactivate(telegramWorkflowId);
 
 		const baselineId = await createWorkflow(cluster.main, baselineWorkflow());
 		await cluster.main.activate(baselineId);
@@ -180,6 +292,8 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 			`Machine: ${machine}. Cores = CPU seconds of the process and its children per wall-clock second; "not ours" = the rest of the machine (other jobs).`,
 			'',
 			table(measurements),
+			'',
+			perKindTable(measurements),
 		].join('\n');
 		process.stdout.write(`\n${report}\n`);
 		writeFileSync(join(outputDir, 'bench-queue.md'), `${report}\n`);

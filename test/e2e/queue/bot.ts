@@ -283,8 +283,11 @@ export function withRemoveDuplicates(workflow: Record<string, unknown>, trigger:
 }
 
 /** Emulator, cluster, owner, credential and the echo bot, activated through the main. */
-export async function echoBotInCluster(ctx: ScenarioContext, options: ClusterOptions & { removeDuplicates?: boolean } = {}): Promise<EchoBotSetUp> {
-	const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
+export async function echoBotInCluster(
+	ctx: ScenarioContext,
+	options: ClusterOptions & { removeDuplicates?: boolean; telegramSecretHeader?: boolean } = {},
+): Promise<EchoBotSetUp> {
+	const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS, telegramSecretHeader: options.telegramSecretHeader });
 	const cluster = await QueueCluster.start(ctx, options);
 	await cluster.main.setupOwner();
 	const credentialId = await createCredential(cluster.main, emulator);

@@ -27,6 +27,8 @@ export interface ClusterOptions {
 	 * must then use `cluster.serviceCalls.baseUrlThroughProxy` as its base URL.
 	 */
 	recordCallsTo?: string;
+	/** Extra environment of the webhook processes (the bench's CPU profiles). */
+	webhookEnv?: NodeJS.ProcessEnv;
 }
 
 /** One line of n8n's JSON log output (N8N_LOG_FORMAT=json). */
@@ -111,7 +113,7 @@ export class QueueCluster {
 		const webhookProcs: N8n[] = [];
 		for (let i = 1; i <= webhooks; i += 1) {
 			const name = `webhook-${i}`;
-			webhookProcs.push(await ctx.n8n({ name, command: 'webhook', env: await envOf(name) }));
+			webhookProcs.push(await ctx.n8n({ name, command: 'webhook', env: { ...(await envOf(name)), ...options.webhookEnv } }));
 		}
 		proxy.route(
 			main.baseUrl,

@@ -5,7 +5,7 @@
  * `npm run bench:queue` (--bench) measures the echo bot's throughput instead (./bench.ts).
  *
  * Usage: ts-node test/e2e/queue/run.ts [numbers or words to select scenarios…] [--keep]
- *        ts-node test/e2e/queue/run.ts --bench [--updates=N]
+ *        ts-node test/e2e/queue/run.ts --bench [--updates=N] [--profile]
  *        ts-node test/e2e/queue/run.ts --remove-duplicates   (scenario 2 with n8n's Remove Duplicates, measured)
  *   --keep  keep the n8n user folders of passed scenarios too
  */
@@ -36,7 +36,7 @@ async function main(): Promise<number> {
 	process.stdout.write(`e2e-queue: n8n ${N8N_VERSION} from ${install.cache}; package ${tarball}\n`);
 	if (bench) {
 		const updates = Number(args.find((arg) => arg.startsWith('--updates='))?.split('=')[1] ?? 500);
-		await runBench({ install, tarball, outputDir, updates });
+		await runBench({ install, tarball, outputDir, updates, profile: args.includes('--profile') });
 		return 0;
 	}
 	const failed = await runScenarios({
