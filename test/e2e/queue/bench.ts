@@ -23,6 +23,7 @@ import { callProductionWebhook, createChats, createCredential, createWorkflow, e
 import { QueueCluster, WORKER_CONCURRENCY } from './cluster';
 import { coresUsed, sampleCpu } from './cpu';
 import { compareProfiles } from './profile';
+import type { ProfiledPhase } from './profile';
 
 const BASELINE_PATH = 'baseline-no-op';
 const FLOOR_WEBHOOK_ID = '6b1e2d3f-0000-4000-8000-0000000000f1';
@@ -161,6 +162,8 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 		const chats = await createChats(emulator, 20);
 		const [, secondWorker] = cluster.workers;
 		const measurements: Measurement[] = [];
+		/** The wall-clock window of the last measured row (--profile keeps only its samples). */
+		let window = { from: 0, to: 0 };
 
 		/** Runs `work` with the given processes in use and records its rate and the CPU used meanwhile. */
 		const measure = async (workload: string, workers: number, webhooks: number, work: () => Promise<number>): Promise<void> => {
@@ -180,6 +183,7 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 			const t0 = Date.now();
 			const count = await work();
 			const seconds = (Date.now() - t0) / 1000;
+			window = { from: t0, to: Date.now() };
 			const used = coresUsed(before, sampleCpu(trees));
 			const ours = used.self + [...used.groups.values()].reduce((sum, cores) => sum + cores, 0);
 			const measurement: Measurement = {
@@ -216,13 +220,15 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 		ctx.log('warming up (100 updates, not measured)');
 		await echoes(100, 'warm-up ');
 		/** With --profile: stops the webhook processes (V8 writes their profiles) into `phase`, and starts them again. */
-		const profiled = async (phase: string): Promise<string> => {
+		const profiled = async (phase: string): Promise<ProfiledPhase> => {
 			const dir = join(profiles, phase);
+			const measured = window;
 			for (const webhook of cluster.webhooks) await webhook.stop();
+			const stoppedAt = Date.now();
 			mkdirSync(dir, { recursive: true });
 			for (const name of readdirSync(profiles).filter((file) => file.endsWith('.cpuprofile'))) renameSync(join(profiles, name), join(dir, name));
 			for (const webhook of cluster.webhooks) await webhook.start();
-			return dir;
+			return { dir, ...measured, stoppedAt };
 		};
 		for (const { workers, webhooks } of profile ? CONFIGURATIONS.slice(0, 1) : CONFIGURATIONS) {
 			await measure('echo bot', workers, webhooks, () => echoes(updates, `w${workers}h${webhooks} `));
@@ -250,8 +256,7 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 		await cluster.main.deactivate(floorId);
 		await fetch(`${emulator.baseUrl}/bot${emulator.demo.token}/deleteWebhook`, { method: 'POST' });
 		if (profileOfA) {
-			// Both phases had a warm-up of 100 updates besides the measured ones.
-			const summary = compareProfiles(profileOfA, await profiled('F'), updates + 100);
+			const summary = compareProfiles(profileOfA, await profiled('F'), updates);
 			process.stdout.write(`\n${summary}\n`);
 			writeFileSync(join(outputDir, 'profiles.md'), `${summary}\n`);
 			return;
