@@ -108,7 +108,6 @@ function readBinaryFile(param: Param, { ctx, itemIndex, at }: ReadItem): FileUpl
 export const mediaKind: ParamKindDefinition = {
 	ownFields: true,
 	fields(param) {
-		const noun = param.onlyMimeTypes?.noun ?? 'file';
 		const from = (source: string): INodeProperties['displayOptions'] => ({ show: { [MEDIA_FIELDS.source]: [source] } });
 		return [
 			{
@@ -129,7 +128,7 @@ export const mediaKind: ParamKindDefinition = {
 				type: 'string',
 				default: 'data',
 				required: true,
-				hint: `The name of the input field containing the binary ${noun} to be sent`,
+				hint: 'The name of the input field containing the binary file to be sent',
 				description: `Binary property of the input item that holds the file, up to ${megabytes(UPLOAD_LIMIT)}. The output's file_id sends the same file again without uploading it.`,
 				displayOptions: from(BINARY_FILE),
 			},

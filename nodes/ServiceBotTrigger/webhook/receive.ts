@@ -22,7 +22,8 @@ const WARN_INTERVAL_MS = 60_000;
  * queue-mode webhook process (measured, test/e2e/queue/README.md), the largest part of what this
  * trigger costs beyond a trigger that reads nothing. So a process checks pushes with the token it
  * read in the last few seconds; a push that does not match is checked again with the token read anew,
- * so a changed token is never a reason to refuse the service.
+ * so a changed token is never a reason to refuse the service. (Copies forwarded to other workflows
+ * are signed with the same token: for up to those seconds after a token change, with the old one.)
  */
 const TOKEN_REUSE_MS = 5_000;
 /** Tokens read recently, by credential id (bounded: one entry per credential served). */
@@ -42,6 +43,7 @@ async function tokenFor(ctx: IWebhookFunctions, reuse: boolean): Promise<{ token
 	}
 	return { token, reused: false };
 }
+
 /** When each trigger last warned about refused pushes (bounded: one entry per trigger served). */
 const lastWarned = new Map<string, number>();
 
