@@ -2,10 +2,11 @@
  * The media parameter of Send Photo / Video / Document / Voice: where the file comes from, and the
  * reader of each source.
  * - **Media ID** (saved workflows have it): the UUID of a file already in the service's media storage.
- * - **Binary File**: a file of the input item (n8n's binary data), uploaded with the request. It is
- *   read while the request goes out (n8n's binary data stream in filesystem, S3 and database modes),
- *   never whole into memory; checked before anything is sent: present, not empty, within the upload
- *   limit, an image where the method sends images.
+ * - **Binary File**: a file of the input item (n8n's binary data), uploaded with the request. A file
+ *   n8n keeps outside the item (it has an `id`: filesystem mode, tested, and n8n's other storage
+ *   modes through the same helper) is read from n8n's stream while the request goes out, not loaded
+ *   whole first; one kept in the item is sent from its buffer. Checked before anything is sent:
+ *   present, not empty, within the upload limit, an image where the method sends images.
  */
 import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
