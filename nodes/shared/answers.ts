@@ -17,9 +17,11 @@
  *   resume key alone (which any chat member could read from the button) answers nothing. The node
  *   compares the tapped message with the one the execution waits on: a button of an earlier question
  *   (a loop that asks again) resumes nothing.
- * - n8n decides which answer resumes: it sends the node's reply only after it has marked the
- *   execution running, and refuses every other answer to the same wait. So the reply `{resumed: true}`
- *   is certain, and the trigger tells only that person their answer counted.
+ * - n8n 2.x decides which answer resumes: it sends the node's reply only after it has marked the
+ *   execution running, and refuses every other answer to the same wait. n8n 1.x resumes every answer
+ *   that reaches the node while the execution waits, so the first answer also claims its question in
+ *   this process (`claimQuestion`) and the node refuses the others. So the reply `{resumed: true}` is
+ *   certain, and the trigger tells only that person their answer counted.
  *
  * Version 1 buttons (`w1:<execution>:<choice>:<tag>`, the tag an HMAC keyed by the bot token) of
  * questions asked before are still answered: their resume link is read from the question's keyboard.
@@ -197,12 +199,41 @@ function decisionKey(executionId: string, messageId: number): string {
 	return `${executionId}:${messageId}`;
 }
 
+function keepBounded(map: Map<string, unknown>): void {
+	if (map.size < DECISIONS_KEPT) return;
+	const oldest = map.keys().next().value;
+	if (oldest !== undefined) map.delete(oldest);
+}
+
 export function rememberDecision(executionId: string, messageId: number, decision: string): void {
-	if (decisions.size >= DECISIONS_KEPT) {
-		const oldest = decisions.keys().next().value;
-		if (oldest !== undefined) decisions.delete(oldest);
-	}
-	decisions.set(decisionKey(executionId, messageId), decision);
+	const key = decisionKey(executionId, messageId);
+	claims.delete(key);
+	keepBounded(decisions);
+	decisions.set(key, decision);
+}
+
+/**
+ * Answers this process is resuming and n8n has not accepted yet. n8n 1.x has no guard of its own:
+ * two answers at once would both resume the execution (the rest of the workflow twice), until it has
+ * marked the execution running (milliseconds; then it refuses answers before the node sees them). A
+ * claim lapses after `CLAIM_LAPSE_MS`, so that a question whose resume failed can be answered again.
+ */
+const CLAIM_LAPSE_MS = 5_000;
+const claims = new Map<string, { at: number; decision: string }>();
+
+/**
+ * Claims the question for an answer with `decision`. Returns the decision of the answer that holds or
+ * resumed it instead, if any: then this answer must not resume the execution.
+ */
+export function claimQuestion(executionId: string, messageId: number, decision: string): string | undefined {
+	const key = decisionKey(executionId, messageId);
+	const taken = decisions.get(key) ?? claims.get(key);
+	if (typeof taken === 'string') return taken;
+	if (taken !== undefined && Date.now() - taken.at < CLAIM_LAPSE_MS) return taken.decision;
+	claims.delete(key);
+	keepBounded(claims);
+	claims.set(key, { at: Date.now(), decision });
+	return undefined;
 }
 
 export function rememberedDecision(executionId: string, messageId: number): string | undefined {

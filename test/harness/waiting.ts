@@ -101,7 +101,11 @@ function received(body: unknown): unknown {
 }
 
 /** Runs the node under test until it waits; fails when it does not wait. */
-export async function runUntilWait(options: ExecuteNodeOptions): Promise<WaitingExecution> {
+/**
+ * `resumeGuard: false` answers as n8n 1.x does: it has no conditional update, so a request whose
+ * `webhook()` resumes while another resume of the same wait is under way resumes it as well.
+ */
+export async function runUntilWait(options: ExecuteNodeOptions, { resumeGuard = true } = {}): Promise<WaitingExecution> {
 	const prepared: PreparedExecution = prepareExecution(options);
 	const firstRun = await startExecution(prepared);
 	if (firstRun.status !== 'waiting' || !firstRun.data.waitTill) {
@@ -217,7 +221,11 @@ export async function runUntilWait(options: ExecuteNodeOptions): Promise<Waiting
 				return { status: 200, body: received(result.webhookResponse ?? { message: 'Webhook call received' }) };
 			}
 			// n8n's conditional update: only a request that still finds the execution waiting resumes it.
-			if (state !== 'waiting') return { status: 500, body: RESUME_LOST };
+			if (state !== 'waiting') {
+				if (resumeGuard || state !== 'running' || !going) return { status: 500, body: RESUME_LOST };
+				// n8n 1.x: a second resume of the wait (here it joins the first run rather than running again).
+				return { status: 200, body: received(result.webhookResponse ?? { message: 'Workflow was started' }), resumed: going };
+			}
 			state = 'running';
 			// n8n: the waiting run of the node is dropped, and its stack entry gets the webhook's data and passes it on.
 			run.data.resultData.runData[node.name]?.pop();

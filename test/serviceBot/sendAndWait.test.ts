@@ -14,7 +14,7 @@
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { NO_ACTION_REQUIRED_PAGE, RESUME_LOST, runUntilWait, signedResumeUrl, type AnswerReceipt, type WaitingExecution } from '../harness/waiting';
+import { NO_ACTION_REQUIRED_PAGE, runUntilWait, signedResumeUrl, type AnswerReceipt, type WaitingExecution } from '../harness/waiting';
 import { byId, nodeType, useEmulator } from './helpers';
 
 const ctx = useEmulator();
@@ -240,7 +240,7 @@ describe('Send and Wait for Response: answers in the chat (as the trigger brings
 		expect(execution.state).toBe('waiting');
 	});
 
-	it("two answers at once: exactly one resumes; only its person is told it counted, the other gets n8n's refusal, and the question shows the winner", async () => {
+	it('two answers at once: exactly one resumes; only its person is told it counted, the other is told which answer counted, and the question shows the winner', async () => {
 		const execution = await waitOn(ask());
 		const [approve, decline] = await Promise.all([
 			answerInChat(execution, { choice: 0 }, { firstName: 'Anna' }),
@@ -251,13 +251,34 @@ describe('Send and Wait for Response: answers in the chat (as the trigger brings
 		expect(winners).toHaveLength(1);
 		const [winner] = winners;
 		const loser = receipts.find((receipt) => receipt !== winner)!;
-		expect(loser).toMatchObject({ status: 500, body: RESUME_LOST });
 		const output = await outputOf(winner);
+		const by = winner === approve ? 'Anna' : 'Ben';
+		expect(loser).toMatchObject({ status: 409, body: { resumed: false, notice: `This question was already answered: ${String(output.answer)} — ${by}` } });
+		expect(loser.resumed).toBeUndefined();
 		expect(winner.body).toEqual({ resumed: true, notice: output.answer });
 		await callsOf('editMessageText');
 		await execution.settled();
 		expect(ctx.emu.callsTo('editMessageText')).toHaveLength(1);
-		expect(question().text).toBe(`Approve the refund?\n\n${String(output.answer)} — ${winner === approve ? 'Anna' : 'Ben'}`);
+		expect(question().text).toBe(`Approve the refund?\n\n${String(output.answer)} — ${by}`);
+	});
+
+	it('n8n 1.x (no guard of its own): two answers at once in one n8n, exactly one resumes and the other is told which answer counted', async () => {
+		const execution = await runUntilWait(
+			{ nodeType, parameters: ask(), items: [{ order: 42 }], credentials: { accessToken: ctx.d.token, baseUrl: ctx.emu.baseUrl } },
+			{ resumeGuard: false },
+		);
+		const [approve, decline] = await Promise.all([
+			answerInChat(execution, { choice: 0 }, { firstName: 'Anna' }),
+			answerInChat(execution, { choice: 1 }, { user: ctx.d.otherUserId, firstName: 'Ben' }),
+		]);
+		const winners = [approve, decline].filter((receipt) => receipt.resumed !== undefined);
+		expect(winners).toHaveLength(1);
+		const loser = winners[0] === approve ? decline : approve;
+		const output = await outputOf(winners[0]);
+		expect(loser).toMatchObject({ status: 409, body: { resumed: false, notice: `This question was already answered: ${String(output.answer)} — ${winners[0] === approve ? 'Anna' : 'Ben'}` } });
+		await callsOf('editMessageText');
+		await execution.settled();
+		expect(ctx.emu.callsTo('editMessageText')).toHaveLength(1);
 	});
 
 	it('an answer and a web page answer at once: exactly one resumes, and the question shows that one', async () => {

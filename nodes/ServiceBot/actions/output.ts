@@ -49,11 +49,20 @@ export function shapeResult(output: Output, result: unknown, body: IDataObject, 
 	}
 }
 
+/** The texts given, each ending as a sentence, in one line. */
+function sentences(...texts: Array<string | undefined>): string {
+	return texts
+		.filter((text): text is string => Boolean(text))
+		.map((text) => (/[.!?]$/.test(text) ? text : `${text}.`))
+		.join(' ');
+}
+
 /**
  * The output item of an input item that failed; `parts` when a split text failed part-way.
- * - "Continue (using error output)": `{error, details}`. n8n moves an item to the error output only
- *   when its json has no keys but `error`, `message` and `details` (n8n-core's handleNodeErrorOutput;
- *   setting `item.error` instead would make n8n replace the json by `{error}` and lose the details).
+ * - "Continue (using error output)": `{error, message}`, `message` saying what to do and how many parts
+ *   went out. n8n moves an item to the error output by its json's keys, and n8n before 2.35.2 (all of
+ *   1.x) only when they are `error` or `error` and `message`; any other key keeps it on the success
+ *   output there. Setting `item.error` instead makes n8n replace the json by `{error}`.
  * - "Continue (using regular output)": `{error, description, sentParts?, totalParts?}`, as version 1
  *   always gave it, so that saved workflows reading those fields keep working.
  */
@@ -63,12 +72,16 @@ export function errorItem(
 	errorOutput: boolean,
 	parts?: { sent: number; total: number },
 ): INodeExecutionData {
-	const details: IDataObject = {};
-	if (error.description) details.description = error.description;
-	if (parts && parts.total > 1) {
-		details.sentParts = parts.sent;
-		details.totalParts = parts.total;
+	const split = parts && parts.total > 1 ? parts : undefined;
+	if (errorOutput) {
+		const message = sentences(error.description ?? undefined, split && `${split.sent} of ${split.total} parts were sent`);
+		return { json: message ? { error: error.message, message } : { error: error.message }, pairedItem: { item: itemIndex } };
 	}
-	const json: IDataObject = errorOutput ? { error: error.message, details } : { error: error.message, ...details };
+	const json: IDataObject = { error: error.message };
+	if (error.description) json.description = error.description;
+	if (split) {
+		json.sentParts = split.sent;
+		json.totalParts = split.total;
+	}
 	return { json, pairedItem: { item: itemIndex } };
 }

@@ -10,15 +10,17 @@
  * (a loop) keeps the chat and message of its newest question as the node's input, and answers to an
  * earlier question are refused.
  *
- * n8n resumes at most one answer per wait: it sends the reply of `webhook()` only after it has marked
- * the execution running, and answers every other request for the same wait with an error. So nothing
- * here tells a person their answer counted, nor updates the question, before n8n sends that reply:
- * both happen when n8n serializes it (`AcceptedAnswer.toJSON`).
+ * n8n 2.x resumes at most one answer per wait: it sends the reply of `webhook()` only after it has
+ * marked the execution running, and answers every other request for the same wait with an error. So
+ * nothing here tells a person their answer counted, nor updates the question, before n8n sends that
+ * reply: both happen when n8n serializes it (`AcceptedAnswer.toJSON`). n8n 1.x resumes every answer
+ * that gets this far, so an answer first claims the question in this process (`claimQuestion`), and
+ * one arriving while another holds it is told which answer counted.
  */
 import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import type { AnswerReply, AnswerRequest, WaitingReply } from '../../../shared/answers';
-import { ANSWER_HEADER, CHAT_ANSWER_PATH, answerSignatureMatches, rememberDecision } from '../../../shared/answers';
+import { ANSWER_HEADER, CHAT_ANSWER_PATH, answerSignatureMatches, claimQuestion, rememberDecision } from '../../../shared/answers';
 import { isObject } from '../../../shared/json';
 import { LIMITS } from '../../../shared/spec';
 import { callMethod, tokenOf } from '../../../shared/transport';
@@ -168,12 +170,17 @@ class AcceptedAnswer {
 
 function resume(ctx: IWebhookFunctions, question: Question, answer: Answer, place: Place): IWebhookResponseData {
 	const decision = decisionOf(question, answer);
+	const counted = claimQuestion(ctx.getExecutionId(), place.messageId, decision);
+	if (counted !== undefined) {
+		const notice = `This question was already answered: ${counted}`;
+		return answer.via === 'web' ? page(ctx, 409, noticePage(notice)) : reply(ctx, 409, { resumed: false, notice });
+	}
 	const notice = answer.via === 'web' ? `Thank you. Your answer: ${decision}` : decisionOf(question, { ...answer, user: undefined });
-	const reply = new AcceptedAnswer({ resumed: true, notice }, () => {
+	const accepted = new AcceptedAnswer({ resumed: true, notice }, () => {
 		rememberDecision(ctx.getExecutionId(), place.messageId, decision);
 		void updateQuestion(ctx, question, answer, place);
 	});
-	return { workflowData: [[{ json: outputOf(question, answer, place) }]], webhookResponse: reply };
+	return { workflowData: [[{ json: outputOf(question, answer, place) }]], webhookResponse: accepted };
 }
 
 function reply(ctx: IWebhookFunctions, status: number, body: AnswerReply | WaitingReply): IWebhookResponseData {
