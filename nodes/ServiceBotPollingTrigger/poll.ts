@@ -4,15 +4,15 @@
  * delivery step starts one execution (as a webhook push does, so workflows read `$json.message…` of
  * one update either way). Several workflows poll one bot this way, each through its own filters.
  *
- * Acknowledgement. A published trigger keeps its next offset in the node's static data, written
- * before the update is emitted, because n8n saves a trigger's static data when it emits: so the
- * offset is saved with the update it acknowledges, and only a later `getUpdates` (sent after the
- * emit) acknowledges it to the service. n8n stopping between fetch and emit → the offset was not
- * saved and the update is fetched again after the restart; stopping after the emit → the saved
- * offset acknowledges it at the first poll after the restart, and it does not run twice. n8n saves
- * the static data without waiting for it while it creates the execution; if it stops in between with
- * the execution created and the offset not saved, the update is fetched again, and the emit's
- * deduplication key makes n8n refuse to run it twice.
+ * Acknowledgement. A published trigger keeps its offset in the node's static data, written before
+ * an update is emitted, because n8n saves a trigger's static data when it emits; only a later
+ * `getUpdates` acknowledges it to the service. The offset saved with an update's emit still includes
+ * that update (the offset saved with the next emit is beyond it): n8n starts saving the static data
+ * and creating the execution together without waiting for either, so a process killed in between may
+ * have done one and not the other. n8n stopping before an emit, or killed with either half done,
+ * fetches the update again after the restart; it runs if its execution was never created, and the
+ * emit's deduplication key makes n8n 2.x refuse it if it was (n8n 1.x has no such key: there it runs
+ * again). A clean stop acknowledges what was emitted (feed.ts), so a restart fetches nothing again.
  *
  * Group Messages Within holds a user's messages in one chat until the user has been quiet for N
  * seconds, then emits them as one item. While they wait, the saved offset and the feed's
@@ -161,8 +161,11 @@ class PollingMember implements FeedMember {
 		if (this.test) return await this.show(delivery);
 		const gathered = delivery.run && this.gather(delivery.update);
 		// Saved by n8n together with the next emit (n8n saves a trigger's static data on emit); never
-		// beyond a message still gathered, so n8n stopping hard meanwhile fetches it again.
-		this.storeOffset(Math.min(updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
+		// beyond a message still gathered, so n8n stopping hard meanwhile fetches it again. An update
+		// that runs keeps itself in the saved offset: n8n saves it while it creates the execution, and
+		// a process killed in between must fetch it again (its deduplication key refuses a second run).
+		const runsNow = delivery.run && !gathered;
+		this.storeOffset(Math.min(runsNow ? updateId : updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
 		if (gathered) return undefined;
 		if (delivery.run) {
 			if (this.environment.settings.showTyping) showTyping(this.ctx, delivery.chatId);
@@ -220,7 +223,7 @@ class PollingMember implements FeedMember {
 			// Each leaves the gathered ones just before it runs: the offset saved with it stays below the others.
 			this.groups.delete(dueKey);
 			const last = lastOf(group);
-			this.storeOffset(Math.min(this.next ?? last.updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
+			this.storeOffset(Math.min(group.updates[0].updateId, this.held ?? Number.POSITIVE_INFINITY));
 			if (this.environment.settings.showTyping) showTyping(this.ctx, last.chatId);
 			this.emitUpdate(last, groupedItem(group.updates, this.environment.settings), last.updateId);
 		}

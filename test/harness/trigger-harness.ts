@@ -120,10 +120,12 @@ export interface StartTriggerOptions {
 	/**
 	 * n8n dies at the n-th emit (1-based): 'before' — the emit never happens and nothing more is saved;
 	 * 'after' — the emit is recorded and static data saved, then nothing more; 'executionOnly' — the
-	 * execution is created (its deduplication key recorded) but the static data save never lands. The trigger is then
+	 * execution is created (its deduplication key recorded) but the static data save never lands; 'staticDataOnly' —
+	 * the static data save lands but the execution is never created (n8n starts the save first and does
+	 * not wait for it: a process killed before its execution insert). The trigger is then
 	 * stopped in-process (a dead process runs nothing), and a new startTrigger() is the restart.
 	 */
-	dieAtEmit?: { emit: number; when: 'before' | 'after' | 'executionOnly' };
+	dieAtEmit?: { emit: number; when: 'before' | 'after' | 'executionOnly' | 'staticDataOnly' };
 }
 
 export interface ManualTriggerRun {
@@ -424,6 +426,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				if (dieAt?.emit === emits && dieAt.when === 'before') return die();
 				// n8n: `void saveStaticData(workflow)`, then the execution is created (not waiting for the save).
 				if (dieAt?.emit !== emits || dieAt.when !== 'executionOnly') saveStaticData(workflow);
+				if (dieAt?.emit === emits && dieAt.when === 'staticDataOnly') return die();
 				// n8n 2.41 refuses an execution whose deduplication key one already has (a unique index), logs a warning and runs nothing.
 				if (deduplicationKey !== undefined) {
 					if (executionKeys.has(deduplicationKey)) {

@@ -152,7 +152,7 @@ describe('the offset (acknowledgement) across restarts', () => {
 		expect(emittedJson(restarted).map((update) => update.update_id)).toEqual([id]);
 	});
 
-	test('n8n dying right after the emit: the update does not run again after the restart (the saved offset, not the duplicate window)', async () => {
+	test("n8n dying right after the emit: the update is fetched again after the restart, and n8n's deduplication key keeps it from running twice", async () => {
 		const harness = await pollingHarness();
 		const dying = await start(harness, { dieAtEmit: { emit: 1, when: 'after' } });
 		const id = await say('emitted once');
@@ -163,14 +163,15 @@ describe('the offset (acknowledgement) across restarts', () => {
 
 		const lastBefore = polls().at(-1)?.seq ?? 0;
 		const restarted = await start(await inNewProcess(emu, harness));
-		await waitingPoll();
-		// The first request after the restart carries the saved offset, which acknowledges the update…
-		expect(polls().filter((call) => call.seq > lastBefore)[0].body.offset).toBe(id + 1);
-		expect(emu.pendingUpdates()).toEqual([]);
-		// …so it was never returned again, and the next update is the next execution.
 		const next = await say('after the restart');
 		await restarted.waitForEmits(1);
+		await waitingPoll();
+		// The saved offset still includes the update (n8n might have been killed before creating its execution)…
+		expect(polls().filter((call) => call.seq > lastBefore)[0].body.offset).toBe(id);
+		// …so it came back and was emitted again, and n8n refused the second execution.
+		expect(restarted.refused).toHaveLength(1);
 		expect(emittedJson(restarted).map((update) => update.update_id)).toEqual([next]);
+		expect(emu.pendingUpdates()).toEqual([]);
 	});
 
 	test("n8n stopping after creating the execution but before the offset was saved: the update is fetched again, and n8n's deduplication key keeps it from running twice", async () => {
@@ -191,6 +192,21 @@ describe('the offset (acknowledgement) across restarts', () => {
 		expect(restarted.refused).toHaveLength(1);
 		expect(emittedJson(restarted).map((update) => update.update_id)).toEqual([next]);
 		expect(emu.pendingUpdates()).toEqual([]);
+	});
+
+	test('n8n dying after the offset was saved but before the execution was created: the update runs after the restart', async () => {
+		const harness = await pollingHarness();
+		const dying = await start(harness, { dieAtEmit: { emit: 1, when: 'staticDataOnly' } });
+		const id = await say('saved, never run');
+		await dying.waitForEmits(1);
+		await dying.close();
+		expect(dying.emitted).toEqual([]);
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
+
+		const restarted = await start(await inNewProcess(emu, harness));
+		await restarted.waitForEmits(1);
+		expect(emittedJson(restarted).map((update) => update.update_id)).toEqual([id]);
+		expect(restarted.refused).toEqual([]);
 	});
 
 	test('an offset of another bot is never sent to this one', async () => {
