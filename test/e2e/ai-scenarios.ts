@@ -29,10 +29,12 @@ const aiSupportBot: Scenario = {
 		delete credential.id;
 		const modelCredentialId = String((await n8n.request('POST', '/rest/credentials', credential)).id);
 		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
-		const workflow = JSON.parse(text) as Json;
+		// n8n 1.x makes no human-review tool of Send and Wait: there the agent gets the Service Bot tool itself.
+		const humanReview = n8n.options.install.major >= 2;
+		const workflow = humanReview ? (JSON.parse(text) as Json) : withoutHumanReview(JSON.parse(text) as Json);
 		delete workflow.id;
 		delete workflow.active;
-		const workflowId = String((await n8n.request('POST', '/rest/workflows', workflow)).id);
+		const workflowId = String((await n8n.createWorkflow(workflow)).id);
 		await n8n.activate(workflowId);
 		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
 		ctx.log(`published the AI support bot example (chat model: the stand-in at ${model.baseUrl})`);
@@ -64,18 +66,25 @@ const aiSupportBot: Scenario = {
 		assert.equal(recalled.text, 'Earlier you wrote: Which plans do you have?');
 		ctx.log('a second message continued the same memory (sessionId = the chat)');
 
-		// The tool is gated by Human Review (n8n's "human review" variant of Send and Wait): the agent's
-		// call asks in the chat first, and the note goes out only once the customer approves.
-		const question = await ask('Please send me a note');
-		const approve = question.reply_markup?.inline_keyboard?.flat().find((button) => button.text === '✅ Approve');
-		assert.ok(approve?.callback_data, `the tool call is asked for approval first: ${JSON.stringify(question)}`);
-		assert.match(question.text ?? '', /^The bot wants to send you a note: /);
-		assert.equal((await botMessages()).some((message) => message.text === NOTE_TEXT), false, 'nothing sent before the approval');
-		await emulator.userClicks(question.message_id, approve.callback_data);
-		const final = await waitFor('the final answer', async () => (await botMessages()).find((message) => message.text === TOOL_DONE_ANSWER), { limitMs: 60_000 });
-		const texts = (await botMessages()).map((message) => message.text);
-		assert.ok(texts.indexOf(NOTE_TEXT) > texts.indexOf(question.text) && texts.indexOf(NOTE_TEXT) < texts.indexOf(final.text), `approval, note, answer: ${JSON.stringify(texts)}`);
-		ctx.log('the agent called the Service Bot as a tool behind Human Review: asked in the chat, approved with a tap, the note arrived, then the answer');
+		if (humanReview) {
+			// The tool is gated by Human Review (n8n's "human review" variant of Send and Wait): the agent's
+			// call asks in the chat first, and the note goes out only once the customer approves.
+			const question = await ask('Please send me a note');
+			const approve = question.reply_markup?.inline_keyboard?.flat().find((button) => button.text === '✅ Approve');
+			assert.ok(approve?.callback_data, `the tool call is asked for approval first: ${JSON.stringify(question)}`);
+			assert.match(question.text ?? '', /^The bot wants to send you a note: /);
+			assert.equal((await botMessages()).some((message) => message.text === NOTE_TEXT), false, 'nothing sent before the approval');
+			await emulator.userClicks(question.message_id, approve.callback_data);
+			const final = await waitFor('the final answer', async () => (await botMessages()).find((message) => message.text === TOOL_DONE_ANSWER), { limitMs: 60_000 });
+			const texts = (await botMessages()).map((message) => message.text);
+			assert.ok(texts.indexOf(NOTE_TEXT) > texts.indexOf(question.text) && texts.indexOf(NOTE_TEXT) < texts.indexOf(final.text), `approval, note, answer: ${JSON.stringify(texts)}`);
+			ctx.log('the agent called the Service Bot as a tool behind Human Review: asked in the chat, approved with a tap, the note arrived, then the answer');
+		} else {
+			const note = await ask('Please send me a note');
+			assert.equal(note.text, NOTE_TEXT, 'the tool sent the note');
+			const final = await waitFor('the final answer', async () => (await botMessages()).find((message) => message.text === TOOL_DONE_ANSWER), { limitMs: 60_000 });
+			ctx.log(`the agent called the Service Bot as a tool (n8n ${n8n.options.install.n8nVersion}: no human review): the note arrived, then "${String(final.text)}"`);
+		}
 
 		const runsBefore = model.requests.length;
 		const executionsBefore = (await n8n.executions(workflowId)).length;
@@ -90,5 +99,19 @@ const aiSupportBot: Scenario = {
 		ctx.log(`three quick messages → one execution and one agent run ("${grouped.text}"); ${executions.length} executions in all`);
 	},
 };
+
+/** The example for n8n 1.x: the Service Bot tool goes to the agent directly, and the agent is a version 1.x has (3). */
+function withoutHumanReview(workflow: Json): Json {
+	const nodes = (workflow.nodes as Json[]).filter((node) => node.type !== 'n8n-nodes-service-bot.serviceBotHitlTool');
+	const review = (workflow.nodes as Json[]).find((node) => node.type === 'n8n-nodes-service-bot.serviceBotHitlTool');
+	const agent = nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.agent');
+	agent.typeVersion = 3;
+	const connections: Json = {};
+	for (const [from, outputs] of Object.entries(workflow.connections as Json)) {
+		if (from === review.name) continue;
+		connections[from] = JSON.parse(JSON.stringify(outputs).split(`"node":"${review.name}"`).join(`"node":"${agent.name}"`));
+	}
+	return { ...workflow, nodes, connections };
+}
 
 export const AI_SCENARIOS: Scenario[] = [aiSupportBot];

@@ -101,7 +101,8 @@ const listed: Scenario = {
 		assert.equal(good.status, 'OK', `credential test with the demo token: ${JSON.stringify(good)}`);
 		const bad = await test('123:not-a-token');
 		assert.equal(bad.status, 'Error', `credential test with a wrong token: ${JSON.stringify(bad)}`);
-		assert.match(String(bad.message), /401|token/i);
+		// n8n 1.x answers a refused credential test with its own text for a 401, not the credential's rule.
+		assert.match(String(bad.message), n8n.options.install.major < 2 ? /^Authorization failed - please check your credentials/ : /401|token/i);
 		ctx.log(`credential test: "${good.message}"; wrong token: "${bad.message}"`);
 	},
 };

@@ -38,7 +38,7 @@ async function createEcho(
 		data: { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl },
 	});
 	const webhookId = randomUUID();
-	const created = await n8n.request('POST', '/rest/workflows', {
+	const created = await n8n.createWorkflow({
 		name: `Echo (${trigger.type.split('.')[1]})`,
 		settings: { executionOrder: 'v1' },
 		nodes: [
@@ -80,7 +80,7 @@ async function setUp(
 
 /** The editor's "Listen for test event" on the trigger (a full manual run from that trigger). */
 async function listenForTestEvent(n8n: N8n, workflowId: string): Promise<void> {
-	const answer = await n8n.request('POST', `/rest/workflows/${workflowId}/run`, { triggerToStartFrom: { name: TRIGGER_NAME } });
+	const answer = await n8n.runManually(workflowId, { triggerToStartFrom: { name: TRIGGER_NAME } });
 	assert.equal(answer.waitingForWebhook, true, `n8n waits for a test event: ${JSON.stringify(answer)}`);
 }
 
@@ -213,7 +213,7 @@ async function createListener(
 	const webhookId = randomUUID();
 	// Version 2, as a node added in the editor today: chat_id without turning anything on, chatInput for agents.
 	const placed = { id: randomUUID(), name: TRIGGER_NAME, position: [0, 0] as [number, number], credentialId, typeVersion: 2 as const, updates: trigger.updates, options: trigger.options };
-	const created = await n8n.request('POST', '/rest/workflows', {
+	const created = await n8n.createWorkflow({
 		name,
 		settings: { executionOrder: 'v1' },
 		nodes: [
@@ -365,7 +365,7 @@ const threePollingWorkflowsOneBot: Scenario = {
 		ctx.log('three polling workflows on one bot: a private message, a group message and a click, each answered by its own workflow only');
 
 		const tested = await createListener(n8n, credentialId, 'Being edited', { polling: true, updates: ['message'] }, '=T: {{ $json.chatInput }}');
-		const started = await n8n.request('POST', `/rest/workflows/${tested.id}/run`, { triggerToStartFrom: { name: TRIGGER_NAME } });
+		const started = await n8n.runManually(tested.id, { triggerToStartFrom: { name: TRIGGER_NAME } });
 		assert.ok(started.executionId, `a manual execution waits for the trigger: ${JSON.stringify(started)}`);
 		// The test joins the feed once n8n has started it, which nothing outside shows: write until it answers.
 		const duringTest: string[] = [];
@@ -412,7 +412,7 @@ const outputsByKind: Scenario = {
 		const webhookId = randomUUID();
 		const answer = (name: string, text: string, y: number): Record<string, unknown> =>
 			sendMessage({ id: randomUUID(), name, position: [300, y], credentialId, chatId: '={{ $json.chat_id }}', text });
-		const created = await n8n.request('POST', '/rest/workflows', {
+		const created = await n8n.createWorkflow({
 			name: 'Outputs by kind',
 			settings: { executionOrder: 'v1' },
 			nodes: [
@@ -497,7 +497,7 @@ const pollingTest: Scenario = {
 	async run(ctx: ScenarioContext) {
 		const { emulator, n8n, echo } = await setUp(ctx, { type: POLLING_TRIGGER });
 
-		const started = await n8n.request('POST', `/rest/workflows/${echo.id}/run`, { triggerToStartFrom: { name: TRIGGER_NAME } });
+		const started = await n8n.runManually(echo.id, { triggerToStartFrom: { name: TRIGGER_NAME } });
 		assert.ok(started.executionId, `a manual execution waits for the trigger: ${JSON.stringify(started)}`);
 		await waitFor('the test to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined));
 		assert.equal(await say(emulator, 'in the editor'), 'You said: in the editor (test)');

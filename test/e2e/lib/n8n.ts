@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import type { N8nInstall } from './install';
 import type { Proc } from './processes';
-import { freePorts, run, spawnProc, stopProc, waitFor } from './processes';
+import { freePorts, killProc, run, spawnProc, stopProc, waitFor } from './processes';
 
 export interface Owner {
 	email: string;
@@ -133,8 +133,22 @@ export class N8n {
 		await this.cli(['import:workflow', `--input=${file}`]);
 	}
 
+	/** Publishes (activates) a workflow from the CLI, as a restart will find it (n8n 1.x has no `publish:workflow`). */
 	async publish(workflowId: string): Promise<void> {
-		await this.cli(['publish:workflow', `--id=${workflowId}`]);
+		if (this.options.install.major < 2) await this.cli(['update:workflow', `--id=${workflowId}`, '--active=true']);
+		else await this.cli(['publish:workflow', `--id=${workflowId}`]);
+	}
+
+	/** Saves a new workflow as the editor does; answers n8n's workflow (with its `id`). n8n 1.x needs `active` in the body. */
+	async createWorkflow(workflow: Json): Promise<Json> {
+		const body = this.options.install.major < 2 ? { active: false, ...workflow } : workflow;
+		return await this.request('POST', '/rest/workflows', body);
+	}
+
+	/** Runs a saved workflow as the editor's "Execute workflow" does; n8n 1.x takes the workflow itself in the body. */
+	async runManually(workflowId: string, body: Json): Promise<Json> {
+		const workflowData = this.options.install.major < 2 ? await this.request('GET', `/rest/workflows/${workflowId}`) : undefined;
+		return await this.request('POST', `/rest/workflows/${workflowId}/run`, workflowData ? { workflowData, ...body } : body);
 	}
 
 	/** Publishes (activates) a workflow through the REST API, as the editor's toggle does; fails unless it became active. */
@@ -204,6 +218,13 @@ export class N8n {
 	/** SIGTERM (n8n shuts down cleanly; it does not deactivate workflows), then whatever is left. */
 	async stop(): Promise<void> {
 		if (this.server) await stopProc(this.server);
+		this.server = undefined;
+		this.cookie = '';
+	}
+
+	/** Kills the server (SIGKILL): n8n gets no chance to shut down, its triggers are not closed. */
+	async kill(): Promise<void> {
+		if (this.server) await killProc(this.server);
 		this.server = undefined;
 		this.cookie = '';
 	}

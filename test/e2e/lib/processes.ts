@@ -168,6 +168,14 @@ export async function stopProc(proc: Proc, graceMs = 20_000): Promise<void> {
 	running.delete(proc);
 }
 
+/** SIGKILL to the process group at once, as a crash or the kernel's OOM killer: nothing gets to shut down. */
+export async function killProc(proc: Proc): Promise<void> {
+	signalGroup(proc.pid, 'SIGKILL');
+	while (groupAlive(proc.pid)) await sleep(50);
+	if (!proc.hasExited()) await proc.exited;
+	running.delete(proc);
+}
+
 /** Stops every process started through spawnProc that is still running, the newest first. */
 export async function stopAll(graceMs?: number): Promise<void> {
 	const procs = [...running].reverse();

@@ -84,6 +84,6 @@ export async function runScenarios(options: {
 		process.stdout.write(`  ${result.ok ? 'ok  ' : 'FAIL'} [${result.index}] ${seconds(result.ms).padStart(8)}  ${result.name}\n`);
 	}
 	process.stdout.write(`  total ${seconds(Date.now() - started)} (with provisioning check and packing)\n`);
-	process.stdout.write(`${label}: ${passed} passed, ${failed} failed\n`);
+	process.stdout.write(`${label} on n8n ${install.n8nVersion}: ${passed} passed, ${failed} failed\n`);
 	return failed;
 }

@@ -30,7 +30,7 @@ export async function createWorkflow(main: N8n, workflow: Record<string, unknown
 	const body = { ...workflow };
 	delete body.id;
 	delete body.active;
-	const created = await main.request('POST', '/rest/workflows', body);
+	const created = await main.createWorkflow(body);
 	return String(created.id);
 }
 

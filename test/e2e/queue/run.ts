@@ -7,6 +7,7 @@
  * Usage: ts-node test/e2e/queue/run.ts [numbers or words to select scenarios…] [--keep]
  *        ts-node test/e2e/queue/run.ts --bench [--updates=N] [--profile]
  *        ts-node test/e2e/queue/run.ts --remove-duplicates   (scenario 2 with n8n's Remove Duplicates, measured)
+ *        ts-node test/e2e/queue/run.ts --crash               (the polling trigger with the main killed mid-burst, measured)
  *   --keep  keep the n8n user folders of passed scenarios too
  */
 import { rmSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { N8N_VERSION, ROOT, pack, provision } from '../lib/install';
 import { stopAll, stopAllOnExit } from '../lib/processes';
 import { runScenarios, selectScenarios } from '../lib/runner';
 import { runBench } from './bench';
-import { DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES, QUEUE_SCENARIOS } from './scenarios';
+import { DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES, POLLING_THROUGH_CRASHES, QUEUE_SCENARIOS } from './scenarios';
 
 async function main(): Promise<number> {
 	const args = process.argv.slice(2);
@@ -25,7 +26,9 @@ async function main(): Promise<number> {
 		? []
 		: args.includes('--remove-duplicates')
 			? [{ index: 0, scenario: DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES }]
-			: selectScenarios(QUEUE_SCENARIOS, args);
+			: args.includes('--crash')
+				? [{ index: 0, scenario: POLLING_THROUGH_CRASHES }]
+				: selectScenarios(QUEUE_SCENARIOS, args);
 	const started = Date.now();
 	stopAllOnExit((signal) => process.stdout.write(`\ne2e-queue: ${signal}, stopping everything started\n`));
 
