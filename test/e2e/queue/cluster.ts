@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { ScenarioContext } from '../lib/context';
 import type { N8n } from '../lib/n8n';
+import type { ServiceCall } from './outbound';
 import { ServiceCallRecorder } from './outbound';
 import { LoadBalancer } from './proxy';
 import type { WebhookPolicy } from './proxy';
@@ -27,6 +28,8 @@ export interface ClusterOptions {
 	 * must then use `cluster.serviceCalls.baseUrlThroughProxy` as its base URL.
 	 */
 	recordCallsTo?: string;
+	/** With `recordCallsTo`: calls to the service whose answer the process never gets. */
+	dropServiceAnswer?: (call: ServiceCall, answer: Record<string, unknown>) => boolean;
 	/** Extra environment of the webhook processes (the bench's CPU profiles). */
 	webhookEnv?: NodeJS.ProcessEnv;
 }
@@ -97,7 +100,7 @@ export class QueueCluster {
 		};
 		let serviceCalls: ServiceCallRecorder | undefined;
 		if (options.recordCallsTo) {
-			const recorder = new ServiceCallRecorder(options.recordCallsTo);
+			const recorder = new ServiceCallRecorder(options.recordCallsTo, options.dropServiceAnswer);
 			ctx.defer(() => recorder.close());
 			serviceCalls = recorder;
 		}

@@ -29,6 +29,8 @@ export interface ServiceCall {
 	endedAt?: number;
 	/** The service's HTTP status; 0 when the call ended without an answer (aborted long poll). */
 	status?: number;
+	/** The service answered, but the answer never reached the process (`dropAnswer`). */
+	answerDropped?: boolean;
 }
 
 /** The host name the processes use for the service, so that their calls to it take their proxy. */
@@ -49,8 +51,14 @@ export class ServiceCallRecorder {
 	private readonly servers: Server[] = [];
 	private readonly agent = new Agent({ keepAlive: false });
 
-	/** The service's real address (`http://127.0.0.1:<port>`), set once the emulator runs. */
-	constructor(private readonly serviceUrl: string) {}
+	/**
+	 * `serviceUrl`: the service's real address (`http://127.0.0.1:<port>`). `dropAnswer`: calls whose
+	 * answer is lost on the way back (the caller's connection is closed without it), as on a flaky network.
+	 */
+	constructor(
+		private readonly serviceUrl: string,
+		private readonly dropAnswer?: (call: ServiceCall, answer: Record<string, unknown>) => boolean,
+	) {}
 
 	/** The base URL the credential should hold: the service's, with the host that goes through the proxies. */
 	get baseUrlThroughProxy(): string {
@@ -124,7 +132,10 @@ export class ServiceCallRecorder {
 					(payload) => {
 						call.status = answer.statusCode ?? 502;
 						call.endedAt = Date.now();
-						if (!res.destroyed) {
+						if (this.dropAnswer?.(call, jsonBody(payload))) {
+							call.answerDropped = true;
+							res.destroy();
+						} else if (!res.destroyed) {
 							const out = { ...answer.headers };
 							delete out['transfer-encoding'];
 							res.writeHead(call.status, { ...out, 'content-length': String(payload.length) });

@@ -37,7 +37,7 @@ import {
 } from './bot';
 import type { Chat, SentText } from './bot';
 import { QueueCluster } from './cluster';
-import type { ServiceCallRecorder } from './outbound';
+import type { ServiceCall, ServiceCallRecorder } from './outbound';
 import type { WebhookPolicy } from './proxy';
 
 /** The keyboard the echo bot (test/dev/workflows/demo-bot.json) puts under each echo. */
@@ -276,6 +276,62 @@ const duplicateWindow: Scenario = {
 	name: 'duplicate window: 10% of 500 updates re-sent after a lost answer; none lost, none run twice when the copy reaches the same webhook process; copies reaching the other process measured',
 	async run(ctx) {
 		await duplicateWindowRun(ctx, false);
+	},
+};
+
+/** One in this many getUpdates answers that bring updates is lost on its way to the main. */
+const LOST_ANSWER_EVERY = 5;
+
+/**
+ * Scenario 2 for the Polling Trigger, the package's answer to "never twice" in queue mode: the same
+ * 500 messages; the answer to every fifth getUpdates that brings updates (each brings several) is lost
+ * on the way to the main, so the service hands those updates out again (it was not told they were done).
+ */
+const duplicateWindowPolling: Scenario = {
+	name: 'duplicate window, polling: 500 messages, every fifth getUpdates answer lost on its way so the service sends its updates again; none lost, none run twice',
+	async run(ctx) {
+		const emulator = await ctx.emulator();
+		// The updates of each lost answer: the service hands them out again (it was not told they were done).
+		const resentIds = new Set<number>();
+		let answersWithUpdates = 0;
+		const dropServiceAnswer = (call: ServiceCall, answer: Record<string, unknown>): boolean => {
+			const updates = call.method === 'getUpdates' && Array.isArray(answer.result) ? (answer.result as Array<{ update_id: number }>) : [];
+			if (updates.length === 0 || ++answersWithUpdates % LOST_ANSWER_EVERY !== 0) return false;
+			for (const update of updates) resentIds.add(update.update_id);
+			return true;
+		};
+		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl, dropServiceAnswer });
+		const recorder = recorderOf(cluster);
+		const { main } = cluster;
+		await main.setupOwner();
+		const credentialId = await createCredential(main, emulator, recorder.baseUrlThroughProxy);
+		const workflowId = await createWorkflow(main, pollingEcho(credentialId));
+		await main.activate(workflowId);
+		await waitFor('the trigger to poll', async () => (await emulator.calls('getUpdates')).length > 0, { limitMs: 120_000 });
+		const chats = await createChats(emulator, 20);
+
+		const t0 = Date.now();
+		const sent: SentText[] = [];
+		// In five bursts, so that the main's long polls bring them in several answers.
+		for (let burst = 0; burst < 5; burst += 1) {
+			sent.push(...(await sendMessages(emulator, chats, 5, `b${burst}-`)));
+			await sleep(300);
+		}
+		const executions = await settled(emulator, cluster, workflowId, sent.length);
+		const seconds = (Date.now() - t0) / 1000;
+
+		const dropped = recorder.of('getUpdates').filter((call) => call.answerDropped);
+		assert.ok(dropped.length > 0 && resentIds.size > 0, `some getUpdates answers with updates were lost (${dropped.length})`);
+		const { lost, twice } = lostAndTwice(sent, echoCounts(await botHistories(emulator, chats)));
+		const resent = sent.filter((entry) => resentIds.has(entry.updateId));
+		ctx.log(
+			`${sent.length} messages in ${seconds.toFixed(1)} s; ${dropped.length} getUpdates answers lost, so the service sent ${resent.length} updates again; ` +
+				`${lost.length} lost; run twice: ${twice.filter((entry) => resentIds.has(entry.updateId)).length} of ${resent.length} sent again, ${twice.length} in all`,
+		);
+		assert.equal(lost.length, 0, `never answered: ${lost.map((entry) => entry.text).join(', ')}`);
+		assert.equal(twice.length, 0, `answered more than once: ${twice.map((entry) => entry.text).join(', ')}`);
+		assert.equal(executions.length, sent.length, 'one execution per message');
+		assert.deepEqual([...new Set(executions.map((execution) => execution.status))], ['success']);
 	},
 };
 
@@ -794,4 +850,4 @@ const threeWorkflowsOneBot: Scenario = {
 	},
 };
 
-export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot];
+export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot, duplicateWindowPolling];
