@@ -16,7 +16,7 @@ import type { Scenario } from './lib/runner';
 import { waitFor } from './lib/processes';
 
 const aiSupportBot: Scenario = {
-	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool once the customer approves it in the chat (Human Review), and three quick messages are one run",
+	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool (on n8n 2.x once the customer approves it in the chat: Human Review), and three quick messages are one run",
 	async run(ctx: ScenarioContext) {
 		const emulator = await ctx.emulator();
 		const model = await startChatModel();
