@@ -119,6 +119,16 @@ describe('delivery', () => {
 });
 
 describe('the offset (acknowledgement) across restarts', () => {
+	/** A published trigger whose n8n dies (`when`) at its first emit, of the update of `text`; stopped. */
+	async function diesAtFirstEmit(when: 'before' | 'after' | 'executionOnly' | 'staticDataOnly', text: string): Promise<{ harness: TriggerHarness; dying: RunningTrigger; id: number }> {
+		const harness = await pollingHarness();
+		const dying = await start(harness, { dieAtEmit: { emit: 1, when } });
+		const id = await say(text);
+		await dying.waitForEmits(1); // resolves when n8n "died"
+		await dying.close();
+		return { harness, dying, id };
+	}
+
 	test('a restart (deactivate, activate: a new context on the saved static data) neither loses nor repeats updates', async () => {
 		const harness = await pollingHarness();
 		const first = await start(harness);
@@ -137,11 +147,7 @@ describe('the offset (acknowledgement) across restarts', () => {
 	});
 
 	test('n8n dying between fetch and emit: the update arrives after the restart', async () => {
-		const harness = await pollingHarness();
-		const dying = await start(harness, { dieAtEmit: { emit: 1, when: 'before' } });
-		const id = await say('fetched, never emitted');
-		await dying.waitForEmits(1); // resolves when n8n "died"
-		await dying.close();
+		const { harness, dying, id } = await diesAtFirstEmit('before', 'fetched, never emitted');
 		expect(dying.emitted).toEqual([]);
 		// Fetched, but not acknowledged: the service still has it.
 		expect(polls().some((call) => (call.response as { result?: unknown[] } | null)?.result?.length === 1)).toBe(true);
@@ -153,11 +159,7 @@ describe('the offset (acknowledgement) across restarts', () => {
 	});
 
 	test("n8n dying right after the emit: the update is fetched again after the restart, and n8n's deduplication key keeps it from running twice", async () => {
-		const harness = await pollingHarness();
-		const dying = await start(harness, { dieAtEmit: { emit: 1, when: 'after' } });
-		const id = await say('emitted once');
-		await dying.waitForEmits(1);
-		await dying.close();
+		const { harness, id } = await diesAtFirstEmit('after', 'emitted once');
 		// The next getUpdates never happened: the service has not been told yet.
 		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
 
@@ -175,11 +177,7 @@ describe('the offset (acknowledgement) across restarts', () => {
 	});
 
 	test("n8n stopping after creating the execution but before the offset was saved: the update is fetched again, and n8n's deduplication key keeps it from running twice", async () => {
-		const harness = await pollingHarness();
-		const dying = await start(harness, { dieAtEmit: { emit: 1, when: 'executionOnly' } });
-		const id = await say('one execution only');
-		await dying.waitForEmits(1);
-		await dying.close();
+		const { harness, dying, id } = await diesAtFirstEmit('executionOnly', 'one execution only');
 		expect(emittedJson(dying).map((update) => update.update_id)).toEqual([id]);
 		// The offset never reached the database, so the service still holds the update.
 		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
@@ -195,11 +193,7 @@ describe('the offset (acknowledgement) across restarts', () => {
 	});
 
 	test('n8n dying after the offset was saved but before the execution was created: the update runs after the restart', async () => {
-		const harness = await pollingHarness();
-		const dying = await start(harness, { dieAtEmit: { emit: 1, when: 'staticDataOnly' } });
-		const id = await say('saved, never run');
-		await dying.waitForEmits(1);
-		await dying.close();
+		const { harness, dying, id } = await diesAtFirstEmit('staticDataOnly', 'saved, never run');
 		expect(dying.emitted).toEqual([]);
 		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual([id]);
 

@@ -6,6 +6,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { answerDesk } from '../../shared/trigger/answers';
 import { deliverUpdate } from '../../shared/trigger/deliver';
+import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
 import { CREDENTIAL_TYPE } from '../../shared/transport';
 import { routed } from '../../shared/trigger/output';
@@ -65,9 +66,7 @@ function warnRefused(ctx: IWebhookFunctions, key: string, test: boolean): void {
 }
 
 /** Who sent a push with `received` as its secret, checked with `token`. */
-function senderOf(ctx: IWebhookFunctions, token: string, received: unknown): 'service' | 'trigger' | undefined {
-	const identity = identityOf(ctx);
-	const run = runOf(ctx);
+function senderOf(ctx: IWebhookFunctions, token: string, received: unknown, identity: TriggerIdentity, run: Run): 'service' | 'trigger' | undefined {
 	const direct = [deriveSecret(token, identity, run), sharedSecret(token, identity.webhookId, run)];
 	if (run === 'production') {
 		// Registrations of version 0.1.0, which n8n keeps using across upgrades and restarts.
@@ -88,10 +87,10 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const received = this.getHeaderData()[SECRET_HEADER];
 	const recent = await tokenFor(this, true);
 	let { token } = recent;
-	let sender = senderOf(this, token, received);
+	let sender = senderOf(this, token, received, identity, run);
 	if (!sender && recent.reused) {
 		({ token } = await tokenFor(this, false));
-		sender = senderOf(this, token, received);
+		sender = senderOf(this, token, received, identity, run);
 	}
 	const fromService = sender === 'service';
 	if (!sender) {

@@ -13,13 +13,14 @@ import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 
+import { table as markdownTable } from '../../bench/stats';
 import { ScenarioContext } from '../lib/context';
 import type { N8nInstall } from '../lib/install';
 import { stopAll } from '../lib/processes';
 import { inSequence, webhookStart } from '../lib/workflow';
 import { ROOT } from '../lib/install';
 import type { N8n } from '../lib/n8n';
-import { callProductionWebhook, createChats, createCredential, createWorkflow, echoBot, echoBotInCluster, finishedExecutions, sendMessages, waitForCalls } from './bot';
+import { callProductionWebhook, createChats, createWorkflow, echoBot, echoBotInCluster, finishedExecutions, sendMessages, waitForCalls } from './bot';
 import { QueueCluster, WORKER_CONCURRENCY } from './cluster';
 import { coresUsed, sampleCpu } from './cpu';
 import { compareProfiles } from './profile';
@@ -89,7 +90,7 @@ function perKindTable(measurements: Measurement[]): string {
 		m.updatesPerSecond.toFixed(1),
 		...kinds.map(([, columns]) => ((columns.reduce((sum, column) => sum + (m.cores[column] ?? 0), 0) * m.seconds * 1000) / m.updates).toFixed(1)),
 	]);
-	return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+	return markdownTable(header, rows);
 }
 
 function table(measurements: Measurement[]): string {
@@ -102,7 +103,7 @@ function table(measurements: Measurement[]): string {
 		m.cpuMsPerUpdate.toFixed(0),
 		...COLUMNS.map((column) => (m.cores[column] === undefined ? '–' : m.cores[column].toFixed(2))),
 	]);
-	return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+	return markdownTable(header, rows);
 }
 
 /** Webhook (POST, answered on receipt) → No Op: n8n's own cost of one webhook call and one execution. */
@@ -153,7 +154,7 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 	const ctx = new ScenarioContext(install, tarball, join(outputDir, 'cluster'), join(outputDir, 'screenshots'));
 	try {
 		ctx.extraPackages.push(join(ROOT, 'test', 'fixtures', 'floor-trigger'));
-		const { emulator, cluster, workflowId } = await echoBotInCluster(ctx, {
+		const { emulator, cluster, workflowId, credentialId } = await echoBotInCluster(ctx, {
 			workers: 2,
 			webhooks: 2,
 			telegramSecretHeader: true,
@@ -236,7 +237,6 @@ export async function runBench(options: { install: N8nInstall; tarball: string; 
 		const profileOfA = profile ? await profiled('A') : undefined;
 
 		// F and B: the same echo behind another trigger, one bot, one trigger published at a time.
-		const credentialId = await createCredential(cluster.main, emulator);
 		const bot = echoBot(emulator, credentialId);
 		await cluster.main.deactivate(workflowId);
 		const floorId = await createWorkflow(

@@ -253,6 +253,7 @@ export interface EchoBotSetUp {
 	emulator: EmulatorProcess;
 	cluster: QueueCluster;
 	workflowId: string;
+	credentialId: string;
 	hook: WebhookView;
 }
 
@@ -298,7 +299,21 @@ export async function echoBotInCluster(
 	const expected = `${cluster.proxy.url}/webhook/${DEMO_TRIGGER.webhookId}/webhook`;
 	if (hook.url !== expected) throw new Error(`the bot's webhook is ${hook.url}, not the load balancer's ${expected}`);
 	ctx.log(`echo bot ${workflowId} active; the bot's webhook is ${hook.url}`);
-	return { emulator, cluster, workflowId, hook };
+	return { emulator, cluster, workflowId, credentialId, hook };
+}
+
+/**
+ * Cluster, owner, credential and the polling echo bot, activated through the main and polling. With
+ * `recordCallsTo`, the credential addresses the service through each process's recording proxy.
+ */
+export async function pollingEchoInCluster(ctx: ScenarioContext, emulator: EmulatorProcess, options: ClusterOptions = {}): Promise<{ cluster: QueueCluster; workflowId: string }> {
+	const cluster = await QueueCluster.start(ctx, options);
+	await cluster.main.setupOwner();
+	const credentialId = await createCredential(cluster.main, emulator, cluster.serviceCalls?.baseUrlThroughProxy);
+	const workflowId = await createWorkflow(cluster.main, pollingEcho(credentialId));
+	await cluster.main.activate(workflowId);
+	await waitFor('the trigger to poll', async () => (await emulator.calls('getUpdates')).length > 0, { limitMs: 120_000 });
+	return { cluster, workflowId };
 }
 
 /** Waits until the service has no push running or due and n8n has finished every execution of the workflow. */

@@ -30,7 +30,7 @@ import {
 	echoBot,
 	echoBotInCluster,
 	labelledListener,
-	pollingEcho,
+	pollingEchoInCluster,
 	sendMessages,
 	settled,
 	waitForCalls,
@@ -300,14 +300,8 @@ const duplicateWindowPolling: Scenario = {
 			for (const update of updates) resentIds.add(update.update_id);
 			return true;
 		};
-		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl, dropServiceAnswer });
+		const { cluster, workflowId } = await pollingEchoInCluster(ctx, emulator, { recordCallsTo: emulator.baseUrl, dropServiceAnswer });
 		const recorder = recorderOf(cluster);
-		const { main } = cluster;
-		await main.setupOwner();
-		const credentialId = await createCredential(main, emulator, recorder.baseUrlThroughProxy);
-		const workflowId = await createWorkflow(main, pollingEcho(credentialId));
-		await main.activate(workflowId);
-		await waitFor('the trigger to poll', async () => (await emulator.calls('getUpdates')).length > 0, { limitMs: 120_000 });
 		const chats = await createChats(emulator, 20);
 
 		const t0 = Date.now();
@@ -401,14 +395,9 @@ const pollingOnMain: Scenario = {
 	name: 'polling: only the main calls getUpdates, never while it is stopped; executions run on workers; messages sent while the main is stopped are answered once each after it starts again',
 	async run(ctx) {
 		const emulator = await ctx.emulator();
-		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl });
+		const { cluster, workflowId } = await pollingEchoInCluster(ctx, emulator, { recordCallsTo: emulator.baseUrl });
 		const recorder = recorderOf(cluster);
 		const { main } = cluster;
-		await main.setupOwner();
-		const credentialId = await createCredential(main, emulator, recorder.baseUrlThroughProxy);
-		const workflowId = await createWorkflow(main, pollingEcho(credentialId));
-		await main.activate(workflowId);
-		await waitFor('the trigger to poll', async () => (await emulator.calls('getUpdates')).length > 0, { limitMs: 120_000 });
 		assert.equal(await emulator.webhook(), null, 'a polled bot has no webhook');
 		const chats = await createChats(emulator, 5);
 
@@ -506,13 +495,8 @@ export const POLLING_THROUGH_CRASHES: Scenario = {
 	name: 'polling through crashes: the main killed (SIGKILL) twice during bursts of 100 messages; none runs twice, the lost ones counted',
 	async run(ctx) {
 		const emulator = await ctx.emulator();
-		const cluster = await QueueCluster.start(ctx);
+		const { cluster, workflowId } = await pollingEchoInCluster(ctx, emulator);
 		const { main } = cluster;
-		await main.setupOwner();
-		const credentialId = await createCredential(main, emulator);
-		const workflowId = await createWorkflow(main, pollingEcho(credentialId));
-		await main.activate(workflowId);
-		await waitFor('the trigger to poll', async () => (await emulator.calls('getUpdates')).length > 0, { limitMs: 120_000 });
 		const chats = await createChats(emulator, 5);
 		let refusedAsDuplicates = 0;
 		main.onServerLine((line) => {
