@@ -14,6 +14,24 @@ function trimBaseUrl(value: unknown): string {
 	return String(value ?? '').trim().replace(/\/+$/, '');
 }
 
+/**
+ * The base URL, or the error that says how to write one, thrown before any request. n8n's credential
+ * test shows a thrown error's message as it is; without this check it shows axios's bare "Invalid URL"
+ * or ERR_INVALID_URL for `api.service.example` (no scheme) or a stray character. Every base URL that
+ * worked before is a valid http(s) URL, so no saved credential is refused.
+ */
+function checkedBaseUrl(credentials: ICredentialDataDecryptedObject): string {
+	const base = trimBaseUrl(credentials.baseUrl);
+	const url = URL.canParse(base) ? new URL(base) : undefined;
+	if (url && (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '') return base;
+	// A token pasted into the wrong field must not reach the message.
+	const token = String(credentials.accessToken ?? '');
+	const shown = (token === '' ? base : base.split(token).join('…')).slice(0, 60);
+	throw new Error(
+		`Base URL '${shown}' is not a web address: it must start with https:// or http://, e.g. https://api.service.example (http://127.0.0.1:8081 for the emulator of npm run dev)`,
+	);
+}
+
 export class ServiceBotApi implements ICredentialType {
 	name = 'serviceBotApi';
 
@@ -41,6 +59,8 @@ export class ServiceBotApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'e.g. https://api.service.example',
+			// n8n's credential test shows a network error as its bare code; under the field is where the user reads what it means.
+			hint: 'Starts with https:// or http://. If the test says ECONNREFUSED, nothing listens at this address: is the service running? (npm run dev starts the emulator at http://127.0.0.1:8081). ENOTFOUND: the host name is unknown, check its spelling.',
 			description:
 				'Address of the service\'s Bot API, without the /bot&lt;token&gt; part, as the service\'s Bot API documentation gives it (http://127.0.0.1:8081 for the local emulator of npm run dev)',
 		},
@@ -53,7 +73,7 @@ export class ServiceBotApi implements ICredentialType {
 	): Promise<IHttpRequestOptions> {
 		return {
 			...requestOptions,
-			baseURL: `${trimBaseUrl(credentials.baseUrl)}/bot${tokenPathSegment(String(credentials.accessToken ?? ''))}`,
+			baseURL: `${checkedBaseUrl(credentials)}/bot${tokenPathSegment(String(credentials.accessToken ?? ''))}`,
 		};
 	}
 

@@ -38,7 +38,7 @@ import type { Delivery, DeliveryEnvironment } from '../shared/trigger/deliver';
 import { botKeyOf, deliveryKey, identityOf, runOf } from '../shared/trigger/identity';
 import type { PollingOptions } from '../shared/trigger/settings';
 import { readDeliverySettings, readPollingOptions, requireToken } from '../shared/trigger/settings';
-import { holderOf, holdersOf, recordHolder } from '../shared/trigger/holders';
+import { holderOf, holdersOf, recordHolder, warnOfSharedClicks } from '../shared/trigger/holders';
 import { showTyping } from '../shared/trigger/typing';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
@@ -274,11 +274,19 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	const join = (): void => {
 		member.feed = joinFeed(token, member);
 	};
+	const self = holderOf(this, 'polling', run);
+	const forget = recordHolder(token, self);
+	warnOfSharedClicks(this, token, self);
 	if (run === 'test') {
 		// n8n installs the test's emit before it calls this.
-		return { closeFunction: async () => await member.feed?.leave(member), manualTriggerFunction: async () => join() };
+		return {
+			closeFunction: async () => {
+				forget();
+				await member.feed?.leave(member);
+			},
+			manualTriggerFunction: async () => join(),
+		};
 	}
-	const forget = recordHolder(token, holderOf(this, 'polling'));
 	join();
 	return {
 		closeFunction: async () => {

@@ -10,7 +10,11 @@ export class ServiceBotTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Service Bot Trigger',
 		name: 'serviceBotTrigger',
-		description: 'Starts the workflow when the Service bot receives a message or a button click',
+		// n8n's nodes panel shows this node and the Service Bot action node as one entry, "Service Bot"
+		// (its type name without "Trigger" is the action node's), and gives that entry this description
+		// (editor-ui nodeCreator/composables/useActionsGeneration.ts, generateMergedNodesAndActions), so it
+		// speaks for both; each action and each trigger event under it keeps its own.
+		description: 'Send messages, keyboards and questions with a Service bot, and start workflows on its messages and button clicks',
 		documentationUrl: `${DOCUMENTATION_URL}#trigger`,
 		defaults: {
 			name: 'Service Bot Trigger',

@@ -27,6 +27,10 @@
  * questions asked before are still answered: their resume link is read from the question's keyboard.
  */
 import { createHmac, timingSafeEqual } from 'crypto';
+import type { IDataObject } from 'n8n-workflow';
+
+import type { ServiceBotContext } from './transport';
+import { callMethod, failureOf, messageOf } from './transport';
 
 export const ANSWER_HEADER = 'x-service-bot-answer';
 /** The path of the action node's waiting webhook for answers from the chat. */
@@ -238,4 +242,67 @@ export function claimQuestion(executionId: string, messageId: number, decision: 
 
 export function rememberedDecision(executionId: string, messageId: number): string | undefined {
 	return decisions.get(decisionKey(executionId, messageId));
+}
+
+/**
+ * The edit that shows the answer in the question (or only removes its buttons), made when the answer
+ * arrives and sent once n8n has accepted it.
+ */
+export interface QuestionUpdate {
+	readonly method: 'editMessageText' | 'editMessageReplyMarkup';
+	readonly body: IDataObject;
+}
+
+/** Which question an update is for, and who sends it, as log lines name it (`Service Bot "Ask"`). */
+export interface QuestionRef {
+	readonly executionId: string;
+	readonly messageId: number;
+	readonly by: string;
+}
+
+/**
+ * An edit is sent again after a network error or a 5xx more patiently than a node's request: nobody
+ * waits for it (the workflow has gone on), and a question that keeps its buttons after its answer
+ * resumed the workflow misleads everyone in the chat. Repeating it cannot act twice.
+ */
+const QUESTION_UPDATE_RETRY = { transientRetries: 5, backoffBaseMs: 500 } as const;
+
+/** Updates this process could not send: the next tap on such a question sends it again. Bounded. */
+const unsentUpdates = new Map<string, QuestionUpdate>();
+
+/** Telegram's answer to an edit that changes nothing: the question already shows the answer. */
+function alreadyShown(error: unknown): boolean {
+	const failure = failureOf(error);
+	return failure?.kind === 'refused' && failure.status === 400 && /message is not modified/i.test(failure.description);
+}
+
+/**
+ * Sends the question's update. A failure changes nothing else (the answer has resumed the workflow):
+ * it is logged and kept, so that the next tap on the question sends it again (`resendQuestionUpdate`).
+ */
+export async function sendQuestionUpdate(ctx: ServiceBotContext, question: QuestionRef, update: QuestionUpdate): Promise<boolean> {
+	const key = decisionKey(question.executionId, question.messageId);
+	try {
+		await callMethod(ctx, update.method, update.body, { idempotent: true, retry: QUESTION_UPDATE_RETRY });
+	} catch (error) {
+		if (!alreadyShown(error)) {
+			keepBounded(unsentUpdates);
+			unsentUpdates.set(key, update);
+			ctx.logger.warn(
+				`${question.by}: the answer resumed the workflow, but the question (message ${question.messageId}) could not be updated: ${messageOf(error)}. It is updated at the next tap on it.`,
+			);
+			return false;
+		}
+	}
+	unsentUpdates.delete(key);
+	return true;
+}
+
+/**
+ * Sends again the update of an answered question that this process could not send before (a tap on
+ * its buttons shows they are still there). False when there is none.
+ */
+export async function resendQuestionUpdate(ctx: ServiceBotContext, question: QuestionRef): Promise<boolean> {
+	const update = unsentUpdates.get(decisionKey(question.executionId, question.messageId));
+	return update === undefined ? false : await sendQuestionUpdate(ctx, question, update);
 }

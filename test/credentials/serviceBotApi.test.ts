@@ -2,6 +2,7 @@
  * The Service Bot API credential: its `test` request, run the way n8n runs it when a user saves the
  * credential (see test/harness/credential-tester.ts), and its `authenticate` at runtime.
  */
+import { ServiceBotApi } from '../../credentials/ServiceBotApi.credentials';
 import { startEmulator, type Emulator } from '../emulator';
 import { executeNode, testCredential } from '../harness';
 import { MethodCaller } from '../harness/test-nodes';
@@ -10,6 +11,8 @@ const UNAUTHORIZED = 'The service rejected the access token (401). Check that th
 const NOT_FOUND = 'Nothing answered at this address (404). Check the base URL (without /bot…) and the token.';
 
 let emulator: Emulator;
+
+const baseUrlField = () => new ServiceBotApi().properties.find((property) => property.name === 'baseUrl');
 
 beforeAll(async () => {
 	emulator = await startEmulator();
@@ -53,9 +56,38 @@ describe('credential test (as n8n runs it)', () => {
 		expect(result).toEqual({ status: 'Error', message: NOT_FOUND });
 	});
 
-	it('reports an unreachable service by its network error code', async () => {
-		const result = await testCredential({ accessToken: emulator.demo.token, baseUrl: 'http://127.0.0.1:1' });
-		expect(result).toEqual({ status: 'Error', message: 'ECONNREFUSED' });
+	it.each([
+		['not a url'],
+		['api.service.example'],
+		['ftp://api.service.example'],
+	])('a Base URL %p that is not an http(s) address fails with how to write one, before any request', async (baseUrl) => {
+		const result = await testCredential({ accessToken: emulator.demo.token, baseUrl });
+		expect(result).toEqual({
+			status: 'Error',
+			message: `Base URL '${baseUrl}' is not a web address: it must start with https:// or http://, e.g. https://api.service.example (http://127.0.0.1:8081 for the emulator of npm run dev)`,
+		});
+		expect(emulator.calls).toHaveLength(0);
+	});
+
+	it('a token pasted into the Base URL field is not shown in that message', async () => {
+		const result = await testCredential({ accessToken: emulator.demo.token, baseUrl: `bot${emulator.demo.token}` });
+		expect(result.status).toBe('Error');
+		expect(result.message).not.toContain(emulator.demo.token);
+		expect(result.message).toMatch(/^Base URL 'bot…' is not a web address: it must start with https:\/\/ or http:\/\//);
+	});
+
+	// n8n's credential test answers a request that got no response with the error's bare code (its
+	// CredentialsTester, for a declarative `test` as for a node's `testedBy` request); the Base URL
+	// field's hint, under the field the user corrects, says what each code means.
+	it.each([
+		['a closed port', 'ECONNREFUSED', 'http://127.0.0.1:1'],
+		['an unknown host (RFC 2606 .invalid)', 'ENOTFOUND', 'http://service-bot.invalid'],
+	])('against %s n8n shows %p; the Base URL hint says what that means and what to check', async (_label, code, baseUrl) => {
+		const result = await testCredential({ accessToken: emulator.demo.token, baseUrl });
+		expect(result).toEqual({ status: 'Error', message: code });
+		expect(baseUrlField()?.hint).toBe(
+			'Starts with https:// or http://. If the test says ECONNREFUSED, nothing listens at this address: is the service running? (npm run dev starts the emulator at http://127.0.0.1:8081). ENOTFOUND: the host name is unknown, check its spelling.',
+		);
 	});
 
 	it.each([
@@ -78,6 +110,17 @@ describe('credential test (as n8n runs it)', () => {
 });
 
 describe('credential at runtime', () => {
+	it('a node request with a Base URL that is not a web address fails saying how to write one, naming no token', async () => {
+		const { error } = await executeNode({
+			nodeType: new MethodCaller(),
+			parameters: { method: 'getMyName' },
+			credentials: { accessToken: emulator.demo.token, baseUrl: 'api.service.example' },
+		});
+		expect(error?.message).toContain("Base URL 'api.service.example' is not a web address: it must start with https:// or http://");
+		expect(error?.message).not.toContain(emulator.demo.token);
+		expect(emulator.calls).toHaveLength(0);
+	});
+
 	it('applies the same base URL rules to node requests (trailing slash tolerated)', async () => {
 		const { output, error } = await executeNode({
 			nodeType: new MethodCaller(),

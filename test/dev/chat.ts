@@ -2,7 +2,8 @@
  * `npm run say -- "hi"` and `npm run tap -- "Cherry"`: act as the demo user against the emulator of
  * `npm run dev`, from a terminal or a script, without ids. `say` writes a message; `tap` taps the
  * button with that label under the bot's latest message that has one. Both print what the bot answers
- * in the next seconds (new and edited messages, and a tap's callback answer).
+ * in the next seconds (its chat actions — "… Demo Bot is typing" —, new and edited messages with the
+ * address of a file it sent, and a tap's callback answer).
  *
  * Options: --chat private|group|<chat id> (default private), --as demo|other|<user id> (default demo).
  * The emulator: SERVICE_BOT_EMULATOR_URL, else http://127.0.0.1:<SERVICE_BOT_DEV_EMULATOR_PORT or 8081>.
@@ -15,6 +16,10 @@ interface Demo {
 	otherUserId: string;
 }
 
+interface MediaRef {
+	file_name?: string;
+}
+
 interface Message {
 	message_id: number;
 	text?: string;
@@ -22,6 +27,18 @@ interface Message {
 	edit_date?: number;
 	sent_by_bot?: boolean;
 	reply_markup?: { inline_keyboard?: Array<Array<{ text: string; callback_data?: string }>> };
+	photo?: MediaRef;
+	video?: MediaRef;
+	document?: MediaRef;
+	voice?: MediaRef;
+	/** where the emulator serves the file (`/_emulator/media/<id>`), when it keeps its bytes */
+	media_url?: string;
+}
+
+/** The emulator's `GET /_emulator/chats/<id>/state`: the messages and the chat actions showing now. */
+interface ChatState {
+	messages: Message[];
+	actions: Array<{ botId: string; text: string; at: number }>;
 }
 
 const base = process.env.SERVICE_BOT_EMULATOR_URL || `http://127.0.0.1:${process.env.SERVICE_BOT_DEV_EMULATOR_PORT || '8081'}`;
@@ -46,16 +63,33 @@ function option(args: string[], name: string): string | undefined {
 	return value;
 }
 
-const shown = (message: Message): string => `#${message.message_id}${message.edit_date ? ' (edited)' : ''}: ${message.text ?? message.caption ?? '(no text)'}`;
+/** "[document: report.txt] http://127.0.0.1:8081/_emulator/media/…": a file the bot sent, and where to open it. */
+function fileOf(message: Message): string | undefined {
+	for (const kind of ['photo', 'video', 'document', 'voice'] as const) {
+		const file = message[kind];
+		if (file) return `[${kind}${file.file_name ? `: ${file.file_name}` : ''}]${message.media_url ? ` ${base}${message.media_url}` : ''}`;
+	}
+	return undefined;
+}
 
-/** Prints the bot's new or edited messages until it has been quiet for 1.5 s (at most 15 s). */
+function shown(message: Message): string {
+	const content = [fileOf(message), message.text ?? message.caption].filter((part) => part !== undefined).join(' ');
+	return `#${message.message_id}${message.edit_date ? ' (edited)' : ''}: ${content || '(no text)'}`;
+}
+
+/**
+ * Prints the bot's new or edited messages and its chat actions (once each) until it has been quiet
+ * for 1.5 s with no action showing (at most 15 s).
+ */
 async function printAnswers(chatId: string, before: Message[]): Promise<void> {
 	const seen = new Map(before.map((message) => [message.message_id, JSON.stringify(message)]));
+	const seenActions = new Set<string>();
 	const started = Date.now();
 	let lastNews = Date.now();
 	while (Date.now() - lastNews < 1500 && Date.now() - started < 15_000) {
 		await new Promise((resolve) => setTimeout(resolve, 250));
-		for (const message of await control<Message[]>(`/chats/${encodeURIComponent(chatId)}/history`)) {
+		const state = await control<ChatState>(`/chats/${encodeURIComponent(chatId)}/state`);
+		for (const message of state.messages) {
 			const key = JSON.stringify(message);
 			if (seen.get(message.message_id) === key) continue;
 			seen.set(message.message_id, key);
@@ -64,6 +98,15 @@ async function printAnswers(chatId: string, before: Message[]): Promise<void> {
 				const buttons = (message.reply_markup?.inline_keyboard ?? []).flat().map((button) => `[${button.text}]`).join(' ');
 				process.stdout.write(`bot ${shown(message)}${buttons ? `\n    ${buttons}` : ''}\n`);
 			}
+		}
+		// An action still showing came after the bot's last message (that message would have ended it);
+		// while it shows, the bot is at work (an AI agent thinking): its answer is worth waiting for.
+		for (const action of state.actions) {
+			lastNews = Date.now();
+			const key = `${action.botId} ${action.at}`;
+			if (seenActions.has(key)) continue;
+			seenActions.add(key);
+			process.stdout.write(`… ${action.text.replace(/…$/, '')}\n`);
 		}
 	}
 }

@@ -44,10 +44,32 @@ function keyboardOf(message: StoredMessage): string {
 }
 
 /** Prints the demo chat's new and edited messages as they appear (polls the emulator every second). */
+/** The bot's current chat action in the demo chat, as the emulator's chat page shows it ("Demo Bot is typing…"). */
+interface ShownAction {
+	botId: string;
+	at: number;
+	text: string;
+}
+
+async function currentActions(emulator: EmulatorProcess): Promise<ShownAction[]> {
+	const response = await fetch(`${emulator.baseUrl}/_emulator/chats/${encodeURIComponent(emulator.demo.privateChatId)}/state`);
+	if (!response.ok) return [];
+	const state = (await response.json()) as { actions?: ShownAction[] };
+	return state.actions ?? [];
+}
+
 async function showChat(emulator: EmulatorProcess, stopped: () => boolean): Promise<void> {
 	const seen = new Map<number, string>();
+	const actionsShown = new Set<string>();
 	while (!stopped()) {
 		try {
+			// Before the messages: an action ends with the bot's next message, which this poll may bring too.
+			for (const action of await currentActions(emulator)) {
+				const key = `${action.botId}:${action.at}`;
+				if (actionsShown.has(key)) continue;
+				actionsShown.add(key);
+				process.stdout.write(`chat      … ${action.text.replace(/…$/, '')}\n`);
+			}
 			for (const message of await emulator.history()) {
 				const shown = JSON.stringify([message.text, message.edit_date, message.reply_markup]);
 				if (seen.get(message.message_id) === shown) continue;

@@ -72,12 +72,20 @@ const aiSupportBot: Scenario = {
 			const question = await ask('Please send me a note');
 			const approve = question.reply_markup?.inline_keyboard?.flat().find((button) => button.text === '✅ Approve');
 			assert.ok(approve?.callback_data, `the tool call is asked for approval first: ${JSON.stringify(question)}`);
-			assert.match(question.text ?? '', /^The bot wants to send you a note: /);
+			// The question names what the tool would send (the example's `{{ $tool.parameters.text }}`).
+			assert.equal(question.text, `The bot wants to send you a note: ${NOTE_TEXT}`);
 			assert.equal((await botMessages()).some((message) => message.text === NOTE_TEXT), false, 'nothing sent before the approval');
 			await emulator.userClicks(question.message_id, approve.callback_data);
 			const final = await waitFor('the final answer', async () => (await botMessages()).find((message) => message.text === TOOL_DONE_ANSWER), { limitMs: 60_000 });
 			const texts = (await botMessages()).map((message) => message.text);
 			assert.ok(texts.indexOf(NOTE_TEXT) > texts.indexOf(question.text) && texts.indexOf(NOTE_TEXT) < texts.indexOf(final.text), `approval, note, answer: ${JSON.stringify(texts)}`);
+			// The question (an expression of the tool call) shows the answer once n8n accepted it, and loses its buttons.
+			const answered = await waitFor(
+				'the approval question to show its answer',
+				async () => (await botMessages()).find((message) => message.message_id === question.message_id && message.reply_markup === undefined),
+				{ limitMs: 60_000 },
+			);
+			assert.equal(answered.text, `The bot wants to send you a note: ${NOTE_TEXT}\n\n✅ Approve — Demo`);
 			ctx.log('the agent called the Service Bot as a tool behind Human Review: asked in the chat, approved with a tap, the note arrived, then the answer');
 		} else {
 			const note = await ask('Please send me a note');

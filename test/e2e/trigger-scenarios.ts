@@ -4,6 +4,7 @@
  * Each workflow is an echo: trigger → Service Bot "Send Message" answering
  * `You said: <text> (<test|production>)`, so the chat shows which run answered.
  */
+import { parse as parseFlatted } from 'flatted';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 
@@ -519,4 +520,165 @@ const pollingTest: Scenario = {
 	},
 };
 
-export const TRIGGER_SCENARIOS: Scenario[] = [testThenPublish, testWhilePublished, threeWorkflowsOneBot, pollingAcrossRestarts, pollingTest, threePollingWorkflowsOneBot, outputsByKind];
+/**
+ * A workflow that answers the bot's clicks as users build it: trigger (All Updates) → Answer Callback
+ * Query (node version 3) → Edit Message Text of the clicked message, every field an expression of
+ * the trigger's item.
+ */
+async function createClickHandler(n8n: N8n, credentialId: string, name: string): Promise<Echo> {
+	const webhookId = randomUUID();
+	const created = await n8n.createWorkflow({
+		name,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId, updates: ['*'], typeVersion: 2 }),
+			{
+				id: randomUUID(),
+				name: 'Answer the Click',
+				type: `${PACKAGE_NAME}.serviceBot`,
+				typeVersion: 3,
+				position: [300, 0],
+				parameters: {
+					resource: 'callback',
+					operation: 'answerCallbackQuery',
+					callbackQueryId: '={{ $json.callback_query_id }}',
+					additionalFields: { text: '=Got {{ $json.callback_data }}' },
+				},
+				credentials: serviceBotCredentials(credentialId),
+			},
+			{
+				id: randomUUID(),
+				name: 'Show the Choice',
+				type: `${PACKAGE_NAME}.serviceBot`,
+				typeVersion: 3,
+				position: [600, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'editMessageText',
+					chatId: { __rl: true, mode: 'id', value: '={{ $json.chat_id }}' },
+					messageId: '={{ $json.message_id }}',
+					text: `=Chosen (${name})`,
+					additionalFields: {},
+				},
+				credentials: serviceBotCredentials(credentialId),
+			},
+		],
+		connections: inSequence(TRIGGER_NAME, 'Answer the Click', 'Show the Choice'),
+	});
+	return { id: String(created.id), webhookId, credentialId };
+}
+
+const overlappingClicks: Scenario = {
+	name: "two published workflows that both run for the bot's clicks: a click runs both, one answers it; the other reports on its item and as a warning on the node that another workflow answered, naming both, and goes on to edit the message; publishing the second says so in n8n's log",
+	async run(ctx: ScenarioContext) {
+		const { emulator, n8n, echo: unused } = await setUp(ctx, { type: WEBHOOK_TRIGGER });
+		const shop = await createClickHandler(n8n, unused.credentialId, 'Shop bot');
+		const log = await createClickHandler(n8n, unused.credentialId, 'Click log');
+		await n8n.activate(shop.id);
+		await waitFor('the first to register', async () => (listenersOf(await emulator.webhook()).length === 1 ? true : undefined));
+		await n8n.activate(log.id);
+		await waitFor('both to listen', async () => (listenersOf(await emulator.webhook()).length === 2 ? true : undefined));
+		await waitFor('the warning in n8n\'s log', async () => (/workflow "Shop bot" also runs for this bot's button clicks/.test(n8n.serverOutput()) ? true : undefined));
+		ctx.log('published two workflows that both run for clicks; n8n\'s log names the other one');
+
+		await tapInGroup(emulator, 'tea');
+		const finished = async (workflowId: string): Promise<Json> =>
+			await waitFor(`an execution of ${workflowId} to finish`, async () => {
+				const [latest] = await n8n.executions(workflowId);
+				return latest && ['success', 'error', 'crashed'].includes(String(latest.status)) ? latest : undefined;
+			});
+		const runs = [await finished(shop.id), await finished(log.id)];
+		assert.deepEqual(runs.map((run) => run.status), ['success', 'success'], 'neither workflow failed');
+		const answers = await Promise.all(runs.map(async (run) => await clickAnswerOf(n8n, String(run.id))));
+		const refused = answers.filter((answer) => answer.json.answered === false);
+		assert.equal(answers.filter((answer) => answer.json.answered === true).length, 1, `one answered the click: ${JSON.stringify(answers)}`);
+		assert.equal(refused.length, 1, `the other reports it: ${JSON.stringify(answers)}`);
+		const notice =
+			'This click was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" all run for its button clicks. Give only one of them Button Clicks in Trigger On (or a Restrict to Chat IDs of its own), or answer the clicks in one of them only';
+		assert.equal(refused[0].json.notice, notice);
+		assert.deepEqual(refused[0].hints, [{ message: notice, type: 'warning', location: 'outputPane' }], 'the editor shows it on the node');
+		const edits = (await emulator.calls('editMessageText')).filter((call) => call.status === 200);
+		assert.equal(edits.length, 2, 'both workflows went on to their next node');
+		ctx.log(`a click ran both: one answered it, the other reported "${notice.slice(0, 60)}…" on its item and as a warning, and both edited the message`);
+	},
+};
+
+/**
+ * Lines users write that made the old Markdown converter take exponential or cubic time (it runs in
+ * n8n's process, so every workflow stopped with it): an AI-style echo bot answers them.
+ */
+const hostileMarkdown: Scenario = {
+	name: 'an AI-style bot (trigger → Send Message with Markdown From AI of the user\'s text) answers a line of 24 unclosed globs and a heading padded with 3,000 spaces, and keeps answering',
+	async run(ctx: ScenarioContext) {
+		const { emulator, n8n, echo: unused } = await setUp(ctx, { type: WEBHOOK_TRIGGER });
+		const { credentialId } = unused;
+		const webhookId = randomUUID();
+		const created = await n8n.createWorkflow({
+			name: 'Markdown echo',
+			settings: { executionOrder: 'v1' },
+			nodes: [
+				webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId, updates: ['message'], typeVersion: 2 }),
+				{
+					id: randomUUID(),
+					name: 'Reply',
+					type: `${PACKAGE_NAME}.serviceBot`,
+					typeVersion: 3,
+					position: [300, 0],
+					parameters: {
+						resource: 'message',
+						operation: 'sendMessage',
+						chatId: { __rl: true, mode: 'id', value: '={{ $json.chat_id }}' },
+						text: '={{ $json.chatInput }}',
+						additionalFields: { parseMode: 'markdownFromAi' },
+						options: { splitLongText: true },
+					},
+					credentials: serviceBotCredentials(credentialId),
+				},
+			],
+			connections: inSequence(TRIGGER_NAME, 'Reply'),
+		});
+		await n8n.activate(String(created.id));
+		await waitFor('the bot to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+
+		const globs = `Supported files: ${Array.from({ length: 24 }, (_, index) => `*.t${index}`).join(', ')}`;
+		const heading = `# Total${' '.repeat(3000)}#1`;
+		const cases: Array<[string, string]> = [
+			// Unclosed emphasis stays as written; a heading is bold, its padding and the #1 kept (CommonMark).
+			[globs, globs],
+			[heading, `<b>Total${' '.repeat(3000)}#1</b>`],
+			['after them: **still** here', 'after them: <b>still</b> here'],
+		];
+		for (const [line, html] of cases) {
+			const before = (await emulator.history()).length;
+			const sentAt = Date.now();
+			await emulator.userSends(line);
+			const answer = await waitFor(
+				`the answer to a ${line.length}-character line`,
+				async () => (await emulator.history()).slice(before).find((message) => message.from?.is_bot === true),
+				{ limitMs: 60_000 },
+			);
+			assert.equal(answer.text, html);
+			ctx.log(`a ${line.length}-character line (${JSON.stringify(line.slice(0, 30))}…) answered in ${Date.now() - sentAt} ms`);
+		}
+	},
+};
+
+/** The output item and the warnings of "Answer the Click" in an execution (n8n keeps run data flattened). */
+async function clickAnswerOf(n8n: N8n, executionId: string): Promise<{ json: Json; hints: Json[] }> {
+	const execution = await n8n.request('GET', `/rest/executions/${executionId}`);
+	const data = typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data;
+	const task = data?.resultData?.runData?.['Answer the Click']?.[0];
+	return { json: task?.data?.main?.[0]?.[0]?.json ?? {}, hints: task?.hints ?? [] };
+}
+
+export const TRIGGER_SCENARIOS: Scenario[] = [
+	testThenPublish,
+	testWhilePublished,
+	threeWorkflowsOneBot,
+	pollingAcrossRestarts,
+	pollingTest,
+	threePollingWorkflowsOneBot,
+	outputsByKind,
+	overlappingClicks,
+	hostileMarkdown,
+];

@@ -1,14 +1,36 @@
 /**
  * The chat page the emulator serves at its address (`GET /`): the demo chats as the service holds
- * them, live (new and edited messages, formatting rendered, media by name, keyboards), a box to write
- * as a chosen user, inline buttons that tap (the bot's callback answer shown as a client shows it: a
- * toast, or an alert) and reply keyboards that send their text. Plain HTML and JavaScript using only
- * the control API (`/_emulator/…`): no build step, nothing loaded from elsewhere.
+ * them, live (new and edited messages, formatting rendered, the files the bot sent — photos shown,
+ * voice and video playable, every file opened or saved by its name —, keyboards, "Demo Bot is
+ * typing…" under the chat), a box to write as a chosen user, inline buttons that tap (the bot's
+ * callback answer shown as a client shows it: a toast, or an alert) and reply keyboards that send
+ * their text. Plain HTML and JavaScript using only the control API (`/_emulator/…`): no build step,
+ * nothing loaded from elsewhere. Every text of a user or a bot reaches the page as text
+ * (`textContent`, attribute values), never as markup.
  */
+
+/** What a client shows for each chat action of the spec, after the bot's name (Telegram's wording). */
+const ACTION_WORDS: Record<string, string> = {
+	typing: 'is typing…',
+	upload_photo: 'is sending a photo…',
+	record_video: 'is recording a video…',
+	upload_video: 'is sending a video…',
+	record_voice: 'is recording a voice message…',
+	upload_voice: 'is sending a voice message…',
+	upload_document: 'is sending a file…',
+	choose_sticker: 'is choosing a sticker…',
+	find_location: 'is finding a location…',
+};
+
+/** "Demo Bot is typing…": a chat action as a client shows it under the chat. */
+export function chatActionText(botName: string, action: string): string {
+	return `${botName} ${ACTION_WORDS[action] ?? 'is busy…'}`;
+}
 
 const STYLE = `
 body { font: 15px/1.4 system-ui, sans-serif; margin: 0; background: #e7ebf0; color: #111; }
-header { background: #2b5278; color: #fff; padding: 10px 16px; display: flex; gap: 12px; align-items: center; }
+header { background: #2b5278; color: #fff; padding: 10px 16px; display: flex; flex-wrap: wrap; gap: 6px 12px; align-items: center; }
+header select { max-width: 100%; }
 header h1 { font-size: 16px; margin: 0 auto 0 0; }
 select, input, button { font: inherit; }
 #log { max-width: 760px; margin: 0 auto; padding: 12px 16px 180px; }
@@ -16,14 +38,27 @@ select, input, button { font: inherit; }
 .msg.user { margin-left: auto; background: #effdde; }
 .who { font-size: 12px; color: #2b5278; font-weight: 600; }
 .meta { font-size: 11px; color: #888; text-align: right; }
-.media { color: #555; font-style: italic; }
+.media { margin: 2px 0 4px; white-space: normal; }
+.media .preview { display: block; max-width: 100%; max-height: 320px; border-radius: 8px; }
+.media video { display: block; max-width: 100%; max-height: 320px; border-radius: 8px; background: #000; }
+.media audio { display: block; width: 300px; max-width: 100%; height: 40px; }
+.file { display: flex; align-items: center; gap: 10px; margin-top: 4px; }
+.file .icon { flex: none; width: 40px; height: 40px; border-radius: 50%; background: #4f8fcf; color: #fff; display: flex; align-items: center; justify-content: center; font-size: 11px; font-weight: 700; letter-spacing: 0.3px; }
+.file .about { min-width: 0; }
+.file .name { display: block; font-weight: 600; color: #2b5278; overflow-wrap: anywhere; }
+.file .detail { font-size: 12px; color: #777; }
+.file .save { flex: none; margin-left: auto; color: #2b5278; text-decoration: none; font-size: 18px; padding: 0 4px; }
+.file.missing .icon { background: #bbb; }
+.file.missing .name { color: #555; font-weight: normal; font-style: italic; }
 pre, code { font-family: ui-monospace, monospace; background: #f3f3f3; border-radius: 4px; }
 pre { padding: 6px; overflow-x: auto; }
 blockquote { border-left: 3px solid #2b5278; margin: 4px 0; padding-left: 8px; }
 .keyboard { display: grid; gap: 4px; margin-top: 6px; }
 .row { display: flex; gap: 4px; }
 .row button, .row a { flex: 1; padding: 6px; border: 0; border-radius: 6px; background: #dbe7f3; color: #2b5278; cursor: pointer; text-align: center; text-decoration: none; }
-footer { position: fixed; bottom: 0; left: 0; right: 0; background: #fff; border-top: 1px solid #ccc; padding: 8px 16px; }
+footer { position: fixed; bottom: 0; left: 0; right: 0; background: #fff; border-top: 1px solid #ccc; padding: 4px 16px 8px; }
+#typing { max-width: 760px; margin: 0 auto 4px; min-height: 18px; font-size: 13px; color: #2b5278; font-style: italic; visibility: hidden; animation: pulse 1.4s ease-in-out infinite; }
+@keyframes pulse { 50% { opacity: 0.45; } }
 footer form { display: flex; gap: 8px; max-width: 760px; margin: 0 auto; }
 footer input { flex: 1; padding: 6px 8px; }
 #replyKeyboard { max-width: 760px; margin: 6px auto 0; }
@@ -78,17 +113,98 @@ function size(bytes) {
 	return (bytes / 1048576).toFixed(1) + ' MB';
 }
 
+function element(tag, className, text) {
+	const made = document.createElement(tag);
+	if (className) made.className = className;
+	if (text !== undefined) made.textContent = text;
+	return made;
+}
+
+/** Whether the chat was scrolled to its end when it was last drawn: a photo that loads later keeps it there. */
+let following = true;
+
+const LABELS = { photo: 'Photo', video: 'Video', document: 'File', voice: 'Voice message' };
+const BADGES = { photo: 'IMG', video: 'VID', document: 'FILE', voice: 'AUD' };
+
+/** What the file's round icon says: its extension, else its type's (plain letters: no emoji font needed). */
+function badge(kind, file) {
+	const extension = /\\.([A-Za-z0-9]{1,4})$/.exec(file.file_name || '');
+	const subtype = /\\/(?:x-)?([A-Za-z0-9]{1,4})$/.exec(file.mime_type || '');
+	return extension ? extension[1].toUpperCase() : subtype ? subtype[1].toUpperCase() : BADGES[kind];
+}
+
+/** The file's name, size and type; its name opens it (in a new tab), ⬇ saves it under its name. */
+function fileCard(kind, file, name, url) {
+	const card = element('div', url ? 'file' : 'file missing');
+	card.append(element('span', 'icon', badge(kind, file)));
+	const about = element('div', 'about');
+	const details = [file.file_size ? size(file.file_size) : '', file.mime_type || ''].filter(Boolean).join(' · ');
+	if (url) {
+		const open = element('a', 'name', name);
+		open.setAttribute('href', url);
+		open.setAttribute('target', '_blank');
+		open.setAttribute('rel', 'noopener');
+		about.append(open);
+		about.append(element('div', 'detail', details));
+		card.append(about);
+		const save = element('a', 'save', '⬇');
+		save.setAttribute('href', url);
+		// Without a file name (voice, photo) the browser takes the one the emulator sends in Content-Disposition.
+		save.setAttribute('download', file.file_name || '');
+		save.setAttribute('title', 'Save ' + name);
+		card.append(save);
+	} else {
+		about.append(element('span', 'name', name));
+		about.append(element('div', 'detail', [details, 'the emulator keeps no content for this file'].filter(Boolean).join(' · ')));
+		card.append(about);
+	}
+	return card;
+}
+
+/** A message's file: a photo shown, video and voice with controls where the browser plays them, and the file card. */
 function media(message) {
 	for (const kind of ['photo', 'video', 'document', 'voice']) {
 		const file = message[kind];
 		if (!file) continue;
 		const one = Array.isArray(file) ? file[file.length - 1] : file;
-		const line = document.createElement('div');
-		line.className = 'media';
-		line.textContent = '[' + kind + (one.file_name ? ': ' + one.file_name : '') + (one.file_size ? ', ' + size(one.file_size) : '') + ']';
-		return line;
+		const name = one.file_name || LABELS[kind];
+		// Only the emulator's own media route: the page opens nothing from elsewhere.
+		const url = typeof message.media_url === 'string' && message.media_url.startsWith('/_emulator/media/') ? message.media_url : undefined;
+		const box = element('div', 'media ' + kind);
+		if (url && kind === 'photo') {
+			const open = element('a');
+			open.setAttribute('href', url);
+			open.setAttribute('target', '_blank');
+			open.setAttribute('rel', 'noopener');
+			const image = element('img', 'preview');
+			image.setAttribute('src', url);
+			image.setAttribute('alt', LABELS.photo);
+			image.onload = () => { if (following) window.scrollTo(0, document.body.scrollHeight); };
+			open.append(image);
+			box.append(open);
+			return box;
+		}
+		if (url && (kind === 'video' || kind === 'voice')) {
+			const player = element(kind === 'video' ? 'video' : 'audio');
+			if (player.canPlayType(one.mime_type || '')) {
+				player.setAttribute('controls', '');
+				player.setAttribute('preload', 'metadata');
+				player.setAttribute('src', url);
+				box.append(player);
+			}
+		}
+		box.append(fileCard(kind, one, name, url));
+		return box;
 	}
 	return undefined;
+}
+
+/** Under the chat, as a messenger shows it: "Demo Bot is typing…" while the bot's action lasts. */
+function showActions(actions) {
+	const line = $('typing');
+	const text = actions.map((action) => action.text).join(' · ');
+	line.textContent = text;
+	line.style.visibility = text ? 'visible' : 'hidden';
 }
 
 function toast(text) {
@@ -157,12 +273,15 @@ function replyKeyboard(messages) {
 }
 
 async function refresh() {
-	const messages = await api('/chats/' + encodeURIComponent($('chat').value) + '/history');
+	const state = await api('/chats/' + encodeURIComponent($('chat').value) + '/state');
+	showActions(state.actions);
+	const messages = state.messages;
 	const key = JSON.stringify(messages);
 	if (key === shown) return;
 	shown = key;
 	const log = $('log');
 	const atBottom = window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+	following = atBottom;
 	log.replaceChildren();
 	for (const message of messages) {
 		const box = document.createElement('div');
@@ -225,7 +344,7 @@ export function chatPage(): string {
 <body>
 <header><h1>Service emulator</h1><label>Chat <select id="chat"></select></label><label>Write as <select id="user"></select></label></header>
 <main id="log"></main>
-<footer><form id="form"><input id="text" placeholder="Write a message…" autocomplete="off"><button>Send</button></form><div id="replyKeyboard"></div></footer>
+<footer><div id="typing" role="status" aria-live="polite"></div><form id="form"><input id="text" placeholder="Write a message…" autocomplete="off"><button>Send</button></form><div id="replyKeyboard"></div></footer>
 <div id="toast" role="status"></div>
 <div id="alert" role="alertdialog"><div id="alertText"></div></div>
 <script>${SCRIPT}</script>

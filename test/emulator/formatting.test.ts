@@ -36,6 +36,33 @@ describe('HTML', () => {
 	});
 });
 
+describe('HTML nesting (Telegram\'s "Formatting options")', () => {
+	it('refuses code or pre inside a link, and a link inside a link', async () => {
+		await refused('<a href="https://e.org"><code>x</code></a>', 'HTML', /Tag "code" can't be nested in tag "a" at byte offset 24/);
+		await refused('see <a href="https://e.org"><pre>x</pre></a>', 'HTML', /Tag "pre" can't be nested in tag "a" at byte offset 28/);
+		await refused('<a href="https://a.org"><a href="https://b.org">x</a></a>', 'HTML', /Tag "a" can't be nested in tag "a" at byte offset 24/);
+		expect(emu.history(d.privateChatId)).toHaveLength(0);
+	});
+
+	it('refuses any tag inside code or pre other than a code block with its language', async () => {
+		await refused('<code><b>x</b></code>', 'HTML', /Tag "b" can't be nested in tag "code" at byte offset 6/);
+		await refused('<pre>é <i>x</i></pre>', 'HTML', /Tag "i" can't be nested in tag "pre" at byte offset 8/);
+		await refused('<pre><code class="language-js"><a href="https://e.org">x</a></code></pre>', 'HTML', /Tag "a" can't be nested in tag "code" at byte offset 31/);
+		await refused('<pre>x <code>y</code></pre>', 'HTML', /Tag "code" can't be nested in tag "pre" at byte offset 7/);
+		await refused('<pre><code>x</code><code>y</code></pre>', 'HTML', /Tag "code" can't be nested in tag "pre" at byte offset 19/);
+		await refused('<pre><code class="language-js">x</code> y</pre>', 'HTML', /Text after the code block's "<\/code>" inside tag "pre" at byte offset 39/);
+		await refused('<blockquote>a <blockquote>b</blockquote></blockquote>', 'HTML', /Tag "blockquote" can't be nested in tag "blockquote" at byte offset 14/);
+		expect(emu.history(d.privateChatId)).toHaveLength(0);
+	});
+
+	it('accepts a code block with its language, formatting inside a link, a link or code inside bold and a quote', async () => {
+		await send('<pre><code class="language-js">if (a &lt; b) {}</code></pre>', 'HTML');
+		await send('<a href="https://e.org"><b>bold</b> <i>link</i></a> <b><a href="https://e.org">x</a> <code>y</code></b>', 'HTML');
+		await send('<blockquote><code>x</code> <a href="https://e.org">y</a> <s>z</s></blockquote>', 'HTML');
+		expect(emu.history(d.privateChatId)).toHaveLength(3);
+	});
+});
+
 describe('Markdown (legacy)', () => {
 	it('accepts closed entities, links and escapes', async () => {
 		await send('*bold* _italic_ `code` ```pre``` [link](https://example.com) 2 \\* 3', 'Markdown');

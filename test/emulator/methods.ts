@@ -176,7 +176,7 @@ function uploaded(ctx: MethodContext, kind: MediaKind, file: UploadedFile): Medi
 	if (file.size === 0) throw badRequest('file must be non-empty');
 	if (file.size > UPLOAD_LIMIT_BYTES) throw new ApiError(413, 'Request Entity Too Large');
 	if (kind === 'photo' && !isImage(file.head)) throw badRequest('IMAGE_PROCESS_FAILED');
-	const { mediaId } = ctx.world.addMedia({ kind, fileName: file.fileName, mimeType: file.mimeType, size: file.size, sha256: file.sha256 });
+	const { mediaId } = ctx.world.addMedia({ kind, fileName: file.fileName, mimeType: file.mimeType, size: file.size, sha256: file.sha256, bytes: file.bytes });
 	return ctx.world.media.get(mediaId) as MediaRecord;
 }
 
@@ -325,7 +325,7 @@ function sendChatAction(ctx: MethodContext): unknown {
 	const action = ctx.params.string('action');
 	if (action === undefined || action === '') throw badRequest('action is empty');
 	if (!CHAT_ACTIONS.includes(action)) throw badRequest(`wrong parameter action in request: use one of ${CHAT_ACTIONS.join(', ')}`);
-	ctx.world.chatActions.push({ chatId: chat.id, botId: ctx.bot.id, action, at: Date.now() });
+	ctx.world.recordChatAction(chat, ctx.bot.id, action);
 	return true;
 }
 

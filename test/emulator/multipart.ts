@@ -11,8 +11,10 @@ import { ApiError } from './util';
 /** Telegram's limit for files a bot uploads: 50 MB. */
 export const UPLOAD_LIMIT_BYTES = 50 * 1024 * 1024;
 
-/** A file part of a multipart body. Only what the service keeps of it: no bytes beyond the first few. */
+/** A file part of a multipart body. */
 export class UploadedFile {
+	private content: Buffer | undefined;
+
 	constructor(
 		readonly fileName: string | undefined,
 		readonly mimeType: string | undefined,
@@ -21,7 +23,20 @@ export class UploadedFile {
 		readonly sha256: string,
 		/** The first bytes, for the service's look at what the file is. */
 		readonly head: Buffer,
-	) {}
+		content: Buffer,
+	) {
+		this.content = content;
+	}
+
+	/** The file's bytes while its request runs (the media method keeps them as the new media's content). */
+	get bytes(): Buffer | undefined {
+		return this.content;
+	}
+
+	/** Drops the bytes once the request is answered: the recorded call keeps the file's name, type, size and hash, not its content. */
+	release(): void {
+		this.content = undefined;
+	}
 
 	/** How a recorded call shows the file (the control API's JSON). */
 	toJSON(): Record<string, unknown> {
@@ -68,7 +83,7 @@ export function parseMultipart(raw: Buffer, contentType: string): Record<string,
 		const fileName = dispositionParam(disposition, 'filename');
 		if (fileName !== undefined || header('content-type') !== undefined) {
 			const hash = createHash('sha256').update(content).digest('hex');
-			fields[name] = new UploadedFile(fileName, header('content-type'), content.length, hash, Buffer.from(content.subarray(0, 16)));
+			fields[name] = new UploadedFile(fileName, header('content-type'), content.length, hash, Buffer.from(content.subarray(0, 16)), Buffer.from(content));
 		} else fields[name] = content.toString('utf8');
 		at = next + 2;
 	}

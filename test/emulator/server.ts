@@ -2,14 +2,14 @@ import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GET_METHODS } from '../spec';
-import { chatPage } from './chat-page';
+import { chatActionText, chatPage } from './chat-page';
 import { Described, buildHandlers } from './methods';
-import { UPLOAD_LIMIT_BYTES, parseMultipart } from './multipart';
+import { UPLOAD_LIMIT_BYTES, UploadedFile, parseMultipart } from './multipart';
 import { Params } from './params';
 import type { ParamSource } from './params';
 import { World } from './state';
 import type { BotRecord, DemoData } from './state';
-import type { CallbackAnswer, ChatActionRecord, ChatType, MediaKind, MemberStatus, StoredMessage, Update } from './types';
+import type { CallbackAnswer, ChatActionRecord, ChatState, ChatType, MediaKind, MemberStatus, StoredMessage, Update } from './types';
 import { ApiError, ControlError, clone, isRecord, sleep } from './util';
 import { WebhookPusher } from './webhook';
 
@@ -104,8 +104,8 @@ export interface Emulator {
 		members: Array<{ userId: string; status: MemberStatus }>;
 	}): { chatId: string };
 	addUser(opts: { firstName: string; username?: string; isBot?: boolean }): { userId: string };
-	/** extension: registers a media file; returns its UUID */
-	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string }): { mediaId: string };
+	/** extension: registers a media file (with `bytes`, its content, which the chat page can open); returns its UUID */
+	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string; bytes?: Buffer }): { mediaId: string };
 	/** extension: sets (or adds) a member's status */
 	setMember(opts: { chatId: string; userId: string; status: MemberStatus }): void;
 	userSends(opts: { chatId: string; userId: string; text: string; botToken?: string; replyToMessageId?: number }): Promise<Update>;
@@ -113,6 +113,8 @@ export interface Emulator {
 	/** extension: the bot gets a new token (as after a leak); the old one is refused from now on, webhook and chats stay */
 	changeToken(token: string, newToken: string): void;
 	history(chatId: string): StoredMessage[];
+	/** extension: what the chat page shows of a chat: its messages and the bots' chat actions showing now */
+	chatState(chatId: string): ChatState;
 	webhookOf(token?: string): WebhookView | null;
 	/** extension: undelivered updates of a bot (default demo bot) */
 	pendingUpdates(token?: string): Update[];
@@ -167,6 +169,13 @@ function readBody(req: IncomingMessage, limit = MAX_BODY): Promise<Buffer> {
 /** An upload's body: the file within the limit, and its other fields. */
 const MAX_MULTIPART_BODY = UPLOAD_LIMIT_BYTES + 1024 * 1024;
 
+/** `contentBase64` of `POST /_emulator/media`: the file's content, or undefined when not given. */
+function base64Content(value: unknown): Buffer | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value !== 'string' || value === '' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) throw new ControlError('contentBase64 must be a non-empty base64 string');
+	return Buffer.from(value, 'base64');
+}
+
 function formToObject(s: string): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
 	for (const [k, v] of new URLSearchParams(s)) out[k] = v;
@@ -178,6 +187,38 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 	const text = JSON.stringify(body);
 	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
 	res.end(text);
+}
+
+/**
+ * `inline` (the browser shows what it can, downloads the rest) with the file name: a plain ASCII
+ * fallback, and the exact name in `filename*` (RFC 6266) when it differs.
+ */
+function contentDisposition(fileName: string): string {
+	const fallback = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
+	if (fallback === fileName) return `inline; filename="${fileName}"`;
+	const exact = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+	return `inline; filename="${fallback}"; filename*=UTF-8''${exact}`;
+}
+
+/**
+ * The one byte range of a `Range` header (browsers ask for ranges to seek in audio and video);
+ * undefined for none or for several ranges (answered with the whole file, as HTTP allows).
+ */
+function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
+	const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
+	if (!match || (match[1] === '' && match[2] === '')) return undefined;
+	let start: number;
+	let end: number;
+	if (match[1] === '') {
+		const suffix = Number(match[2]);
+		if (suffix === 0) return 'unsatisfiable';
+		start = Math.max(0, size - suffix);
+		end = size - 1;
+	} else {
+		start = Number(match[1]);
+		end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+	}
+	return start >= size || start > end ? 'unsatisfiable' : { start, end };
 }
 
 function decodeSegment(s: string): string {
@@ -284,6 +325,9 @@ class EmulatorImpl implements Emulator {
 				source = 'form';
 				try {
 					body = parseMultipart(raw, req.headers['content-type'] ?? '');
+					// The recorded call keeps an upload's name, type, size and hash; its bytes only while the request runs.
+					const uploads = Object.values(body).filter((value): value is UploadedFile => value instanceof UploadedFile);
+					res.once('close', () => uploads.forEach((file) => file.release()));
 				} catch (err) {
 					if (!(err instanceof ApiError)) throw err;
 					bodyError = err;
@@ -459,7 +503,7 @@ class EmulatorImpl implements Emulator {
 			}
 		}
 		const parts = path.split('/').filter((s) => s !== '').map(decodeSegment);
-		const route = `${httpMethod} /${parts.map((p, i) => (parts[0] === 'chats' && i === 1 ? ':id' : p)).join('/')}`;
+		const route = `${httpMethod} /${parts.map((p, i) => ((parts[0] === 'chats' || parts[0] === 'media') && i === 1 ? ':id' : p)).join('/')}`;
 		const str = (k: string): string | undefined => (typeof body[k] === 'string' ? (body[k] as string) : undefined);
 		try {
 			let out: unknown;
@@ -483,9 +527,15 @@ class EmulatorImpl implements Emulator {
 				case 'GET /chats/:id/history':
 					out = this.history(parts[1]);
 					break;
-				case 'POST /media':
-					out = this.addMedia({ kind: str('kind') as MediaKind, fileName: str('fileName'), mimeType: str('mimeType') });
+				case 'GET /chats/:id/state':
+					out = this.chatState(parts[1]);
 					break;
+				case 'POST /media':
+					out = this.addMedia({ kind: str('kind') as MediaKind, fileName: str('fileName'), mimeType: str('mimeType'), bytes: base64Content(body.contentBase64) });
+					break;
+				case 'GET /media/:id':
+					this.serveMedia(req, res, parts[1]);
+					return;
 				case 'POST /messages':
 					out = await this.userSends(body as unknown as Parameters<Emulator['userSends']>[0]);
 					break;
@@ -564,8 +614,47 @@ class EmulatorImpl implements Emulator {
 		return this.world.addUser(opts);
 	}
 
-	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string }): { mediaId: string } {
+	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string; bytes?: Buffer }): { mediaId: string } {
 		return this.world.addMedia(opts);
+	}
+
+	/** A file's bytes for the chat page: its MIME type, its name in Content-Disposition, one byte range if asked. */
+	private serveMedia(req: IncomingMessage, res: ServerResponse, mediaId: string): void {
+		const media = this.world.media.get(mediaId.toLowerCase());
+		if (!media) throw new ControlError(`no media ${mediaId}`, 404);
+		const { bytes } = media;
+		if (!bytes) throw new ControlError(`media ${mediaId} has no content here: registered without it, or dropped as the oldest over the emulator's limit`, 404);
+		const headers: Record<string, string | number> = {
+			'content-type': media.mimeType ?? 'application/octet-stream',
+			'content-disposition': contentDisposition(media.fileName ?? `${media.kind}-${media.id}`),
+			// The bot sends any file; one that is HTML or SVG must not run in the emulator's origin
+			// (where the control API is): no type sniffing, and opened in a sandbox (not PDFs: browsers
+			// refuse to show them sandboxed, and their viewer runs apart anyway).
+			'x-content-type-options': 'nosniff',
+			'accept-ranges': 'bytes',
+			'cache-control': 'no-store',
+		};
+		if (media.mimeType !== 'application/pdf') headers['content-security-policy'] = 'sandbox';
+		const range = byteRange(req.headers.range, bytes.length);
+		if (range === 'unsatisfiable') {
+			res.writeHead(416, { ...headers, 'content-range': `bytes */${bytes.length}`, 'content-length': 0 });
+			res.end();
+			return;
+		}
+		const part = range ? bytes.subarray(range.start, range.end + 1) : bytes;
+		if (range) headers['content-range'] = `bytes ${range.start}-${range.end}/${bytes.length}`;
+		res.writeHead(range ? 206 : 200, { ...headers, 'content-length': part.length });
+		res.end(part);
+	}
+
+	chatState(chatId: string): ChatState {
+		const chat = this.world.resolveChat(chatId);
+		if (!chat) throw new ControlError(`unknown chat ${chatId}`, 404);
+		const actions = this.world.currentActions(chat).map(({ botId, action, at, until }) => {
+			const botName = this.world.users.get(botId)?.first_name ?? 'The bot';
+			return { botId, botName, action, text: chatActionText(botName, action), at, until };
+		});
+		return { messages: this.world.history(chat.id), actions };
 	}
 
 	setMember(opts: { chatId: string; userId: string; status: MemberStatus }): void {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import type {
 	BotCommand,
 	CallbackAnswer,
@@ -5,6 +7,7 @@ import type {
 	ChatInfo,
 	ChatMember,
 	ChatType,
+	CurrentChatAction,
 	MediaKind,
 	MediaRef,
 	MemberStatus,
@@ -80,6 +83,8 @@ export interface ChatRecord {
 	nextMessageId: number;
 	/** pinned message ids, in pin order (last = most recent) */
 	pins: number[];
+	/** each bot's latest chat action here, until its next message in the chat (by bot id) */
+	actions: Map<string, { action: string; at: number }>;
 }
 
 export interface MessageRecord {
@@ -108,6 +113,8 @@ export interface MediaRecord {
 	/** Uploaded files: their size and SHA-256 (hex). */
 	size?: number;
 	sha256?: string;
+	/** The file's content, for the chat page to open; absent for media registered without content, or dropped (MEDIA_BYTES_KEPT_MAX). */
+	bytes?: Buffer;
 }
 
 export interface CallbackRecord {
@@ -119,6 +126,16 @@ export interface CallbackRecord {
 	data: string;
 	answer?: CallbackAnswer;
 }
+
+/** Telegram's convention: a chat action shows for 5 seconds or less (until the bot's next message). */
+export const CHAT_ACTION_MS = 5000;
+
+/**
+ * The most file content kept at once (four uploads at the 50 MB limit): beyond it the oldest files'
+ * bytes are dropped (their messages stay, the page just cannot open them), so a long session of
+ * uploads cannot exhaust the process's memory.
+ */
+export const MEDIA_BYTES_KEPT_MAX = 200 * 1024 * 1024;
 
 const MIME: Record<MediaKind, { fileName: string; mimeType: string }> = {
 	photo: { fileName: 'demo-photo.jpg', mimeType: 'image/jpeg' },
@@ -139,6 +156,9 @@ export class World {
 	demo!: DemoData;
 	private counter = 0;
 	private callbackCounter = 0;
+	/** ids of the media whose bytes are kept, oldest first, and their total size */
+	private withBytes: string[] = [];
+	private bytesKept = 0;
 	/** called whenever updates were queued for a bot */
 	onQueued: (bot: BotRecord) => void = () => undefined;
 
@@ -162,6 +182,8 @@ export class World {
 		this.chatActions = [];
 		this.counter = 0;
 		this.callbackCounter = 0;
+		this.withBytes = [];
+		this.bytesKept = 0;
 		this.seed();
 	}
 
@@ -290,7 +312,7 @@ export class World {
 			members.set(m.userId, m.status);
 		}
 		const id = this.nextId('chat');
-		const chat: ChatRecord = { id, type: opts.type, members, messages: [], nextMessageId: 1, pins: [] };
+		const chat: ChatRecord = { id, type: opts.type, members, messages: [], nextMessageId: 1, pins: [], actions: new Map() };
 		if (opts.type !== 'private') chat.title = opts.title ?? (opts.type === 'group' ? 'Group' : 'Channel');
 		if (username) chat.username = username;
 		if (opts.description !== undefined) chat.description = opts.description;
@@ -298,18 +320,38 @@ export class World {
 		return { chatId: id };
 	}
 
-	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string; size?: number; sha256?: string }): { mediaId: string } {
+	/** A media file; with `bytes`, its content is kept (size and SHA-256 from them) and the chat page can open it. */
+	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string; size?: number; sha256?: string; bytes?: Buffer }): { mediaId: string } {
 		if (!['photo', 'video', 'document', 'voice'].includes(opts.kind)) throw new ControlError('kind must be photo, video, document or voice');
 		const id = this.nextId(`media-${opts.kind}`);
+		const { bytes } = opts;
 		this.media.set(id, {
 			id,
 			kind: opts.kind,
 			fileName: opts.fileName ?? MIME[opts.kind].fileName,
 			mimeType: opts.mimeType ?? MIME[opts.kind].mimeType,
-			size: opts.size,
-			sha256: opts.sha256,
+			size: bytes?.length ?? opts.size,
+			sha256: opts.sha256 ?? (bytes ? createHash('sha256').update(bytes).digest('hex') : undefined),
 		});
+		if (bytes) this.keepBytes(id, bytes);
 		return { mediaId: id };
+	}
+
+	private keepBytes(mediaId: string, bytes: Buffer): void {
+		while (this.withBytes.length > 0 && this.bytesKept + bytes.length > MEDIA_BYTES_KEPT_MAX) {
+			const oldest = this.media.get(this.withBytes.shift() as string);
+			this.bytesKept -= oldest?.bytes?.length ?? 0;
+			if (oldest) delete oldest.bytes;
+		}
+		const record = this.media.get(mediaId) as MediaRecord;
+		record.bytes = bytes;
+		this.withBytes.push(mediaId);
+		this.bytesKept += bytes.length;
+	}
+
+	/** The control-API path the chat page opens a file at, when its bytes are kept (never a path with a bot token). */
+	mediaUrl(mediaId: string): string | undefined {
+		return this.media.get(mediaId)?.bytes ? `/_emulator/media/${encodeURIComponent(mediaId)}` : undefined;
 	}
 
 	setMember(chatId: string, userId: string, status: MemberStatus): void {
@@ -427,6 +469,8 @@ export class World {
 		if (rec.replyToId !== undefined) out.reply_to_message_id = rec.replyToId;
 		if (rec.parseMode !== undefined) out.parse_mode = rec.parseMode;
 		if (rec.disableNotification !== undefined) out.disable_notification = rec.disableNotification;
+		const mediaUrl = rec.media ? this.mediaUrl(rec.media.id) : undefined;
+		if (mediaUrl !== undefined) out.media_url = mediaUrl;
 		return out;
 	}
 
@@ -440,7 +484,28 @@ export class World {
 		const full: MessageRecord = { ...rec, messageId: chat.nextMessageId, date: nowSeconds(), deleted: false };
 		chat.nextMessageId += 1;
 		chat.messages.push(full);
+		// Telegram clients clear a bot's "typing…" when its next message arrives.
+		chat.actions.delete(rec.fromId);
 		return full;
+	}
+
+	// ---- chat actions ----
+
+	/** A sendChatAction: recorded, and shown in the chat (replacing the bot's previous action there). */
+	recordChatAction(chat: ChatRecord, botId: string, action: string): void {
+		const at = Date.now();
+		this.chatActions.push({ chatId: chat.id, botId, action, at });
+		chat.actions.set(botId, { action, at });
+	}
+
+	/** The chat's actions that show now: received less than CHAT_ACTION_MS ago and not ended by the bot's message since. */
+	currentActions(chat: ChatRecord): Array<Pick<CurrentChatAction, 'botId' | 'action' | 'at' | 'until'>> {
+		const now = Date.now();
+		const out: Array<Pick<CurrentChatAction, 'botId' | 'action' | 'at' | 'until'>> = [];
+		for (const [botId, { action, at }] of chat.actions) {
+			if (now < at + CHAT_ACTION_MS) out.push({ botId, action, at, until: at + CHAT_ACTION_MS });
+		}
+		return out;
 	}
 
 	// ---- updates ----

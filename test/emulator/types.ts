@@ -148,6 +148,11 @@ export interface StoredMessage extends Omit<Message, 'reply_markup' | 'reply_to_
 	pinned: boolean;
 	/** true when the sender is a bot */
 	sent_by_bot: boolean;
+	/**
+	 * Where the chat page opens the message's file: `/_emulator/media/<file_id>` (control API, never a
+	 * path with the bot token); only when the emulator keeps the file's bytes (uploads, media added with content).
+	 */
+	media_url?: string;
 }
 
 export interface BotCommand {
@@ -180,4 +185,26 @@ export interface ChatActionRecord {
 	botId: string;
 	action: string;
 	at: number;
+}
+
+/**
+ * A chat action as a client shows it now: from sendChatAction until the bot's next message in the
+ * chat or `until` (Telegram's convention: 5 seconds at most), whichever comes first.
+ */
+export interface CurrentChatAction {
+	botId: string;
+	/** the bot's name as its users see it (setMyName changes it) */
+	botName: string;
+	action: string;
+	/** what a client shows under the chat, e.g. "Demo Bot is typing…" */
+	text: string;
+	/** milliseconds since the epoch: when sendChatAction was received, and when the action ends at the latest */
+	at: number;
+	until: number;
+}
+
+/** What the chat page polls: the chat's messages (as `history()`) and the actions showing now. */
+export interface ChatState {
+	messages: StoredMessage[];
+	actions: CurrentChatAction[];
 }

@@ -443,7 +443,7 @@ describe('fault injection (the whole describe is captured and scanned)', () => {
 				[() => emu.injectFault({ kind: 'drop' }), /./],
 				[() => undefined, /Nothing answered/, `${emu.baseUrl}/api`],
 				[() => undefined, 'ECONNREFUSED', await closedPortUrl()],
-				[() => undefined, /Invalid URL/, 'not a url'],
+				[() => undefined, /must start with https:\/\/ or http:\/\//, 'not a url'],
 			];
 			for (const [inject, expected, baseUrl] of cases) {
 				emu.clearFaults();

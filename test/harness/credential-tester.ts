@@ -33,6 +33,7 @@ import { createRunExecutionData, NodeConnectionTypes, Workflow } from 'n8n-workf
 
 import { createAdditionalData } from './additional-data';
 import { getCredentialType, type TestCredentials } from './credentials-helper';
+import { openScope, runByTheHarness } from './expression-engine';
 import { TestNodeTypes } from './node-types';
 
 interface ErrorWithResponse {
@@ -95,7 +96,7 @@ export async function testCredential(
 		parameters: {},
 		credentials: { [credentialTypeName]: { id: credentialsDecrypted.id, name: credentialsDecrypted.name } },
 	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+	const workflow = runByTheHarness(new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes }));
 	// The helper's own credentials are never used here: RoutingNode passes `credentialsDecrypted`.
 	const additionalData = createAdditionalData({ credentials: { accessToken: '', baseUrl: '' } });
 	const runExecutionData: IRunExecutionData = createRunExecutionData({ resultData: { runData: {} } });
@@ -114,6 +115,9 @@ export async function testCredential(
 	);
 
 	let response: INodeExecutionData[][] | null | undefined;
+	// n8n's CredentialsTester runs the request in a scope of the workflow's expressions (the test
+	// request's expressions, e.g. `={{ $credentials.baseUrl }}`, are evaluated there).
+	const release = await openScope(workflow);
 	try {
 		response = await new RoutingNode(context, nodeTypeCopy, credentialsDecrypted).runNode();
 	} catch (caught) {
@@ -136,6 +140,8 @@ export async function testCredential(
 			return { status: 'Error', message: String(error.cause.code) };
 		}
 		return { status: 'Error', message: String(error.message) };
+	} finally {
+		await release();
 	}
 
 	for (const rule of test.rules ?? []) {

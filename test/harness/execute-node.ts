@@ -29,6 +29,7 @@ import type {
 import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
 
 import { captureErrorReports } from './error-reports';
+import { expressionEngine, runByTheHarness } from './expression-engine';
 import { createAdditionalData, nextExecutionId } from './additional-data';
 import type { TestCredentials } from './credentials-helper';
 import { latestVersion, TestNodeTypes } from './node-types';
@@ -100,6 +101,11 @@ export interface ExecuteNodeResult {
 /** A workflow `Start -> node under test`, ready to run as a manual execution. */
 export interface PreparedExecution {
 	workflow: Workflow;
+	/**
+	 * The same workflow loaded again, as n8n loads it from the database for each request to a waiting
+	 * execution (and for each resumed run): another `Workflow`, so another caller of the expression engine.
+	 */
+	loadWorkflow(): Workflow;
 	additionalData: IWorkflowExecuteAdditionalData;
 	/** The node under test. */
 	node: INode;
@@ -149,15 +155,19 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 		connections,
 		settings: { executionOrder: 'v1' },
 	};
-	const workflow = new Workflow({
-		id: workflowData.id,
-		name: workflowData.name,
-		nodes: workflowData.nodes,
-		connections,
-		active: false,
-		nodeTypes,
-		settings: workflowData.settings,
-	});
+	const loadWorkflow = (): Workflow => {
+		const loaded = new Workflow({
+			id: workflowData.id,
+			name: workflowData.name,
+			nodes: workflowData.nodes.map((node) => structuredClone(node)),
+			connections,
+			active: false,
+			nodeTypes,
+			settings: workflowData.settings,
+		});
+		return runByTheHarness(loaded);
+	};
+	const workflow = loadWorkflow();
 
 	const executionId = nextExecutionId();
 	const additionalData = createAdditionalData({
@@ -171,7 +181,7 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 		const binary = options.binaries?.[index];
 		return binary ? { json, binary } : { json };
 	});
-	return { workflow, additionalData, node: testedNode, items };
+	return { workflow, loadWorkflow, additionalData, node: testedNode, items };
 }
 
 /** What the node under test did in a run: its outputs and its error. */
@@ -189,6 +199,8 @@ export function resultOf(run: IRun, node: INode, which: 'first' | 'last' = 'firs
 /** Runs a prepared execution from the Start node with its items. */
 export async function startExecution(prepared: PreparedExecution): Promise<IRun> {
 	const { workflow, additionalData, items } = prepared;
+	// WorkflowExecute acquires and releases the workflow's scope itself (n8n-core's workflow-execute.js).
+	await expressionEngine();
 	return await new WorkflowExecute(additionalData, 'manual').run({
 		workflow,
 		startNode: workflow.getNode(START_NODE_NAME) ?? undefined,

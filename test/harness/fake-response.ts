@@ -1,4 +1,8 @@
-/** A stand-in for the express Response that n8n hands to `webhook()`: records what the node sent. */
+/**
+ * A stand-in for the express Response that n8n hands to `webhook()`: records what the node sent. As
+ * express does, an object is serialized (its `toJSON` called) when it is sent, not later: `body` holds
+ * what the client receives (text and buffers as they are, anything else as its JSON read back).
+ */
 export class FakeResponse {
 	statusCode = 200;
 	headersSent = false;
@@ -42,7 +46,7 @@ export class FakeResponse {
 
 	send(body?: unknown): this {
 		if (this.headersSent) throw new Error('Test harness: the response was already sent');
-		this.body = body;
+		this.body = body === undefined || body === null || typeof body === 'string' || Buffer.isBuffer(body) ? body : (JSON.parse(JSON.stringify(body)) as unknown);
 		this.headersSent = true;
 		return this;
 	}

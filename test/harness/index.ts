@@ -7,6 +7,17 @@ export { removeStoredFiles, storeFiles, type TestFile } from './binary-data';
 export { applyAuthentication, TestCredentialsHelper, type TestCredentials } from './credentials-helper';
 export { captureErrorReports, errorReports } from './error-reports';
 export { testCredential } from './credential-tester';
+export {
+	activeEngine,
+	asTheEditorEvaluates,
+	expressionEngine,
+	expressionEngineName,
+	inScope,
+	openScope,
+	runByTheHarness,
+	useExpressionEngine,
+	type EngineName,
+} from './expression-engine';
 export { executeNode, START_NODE_NAME, type ExecuteNodeOptions, type ExecuteNodeResult } from './execute-node';
 export { PACKAGE_NAME, TestNodeTypes } from './node-types';
 export {

@@ -27,6 +27,17 @@
  *   (n8n 2.41's unique index on executions); emitError makes n8n remove the trigger (closeFunction). A test
  *   ('manual') gets its emit and emitError installed after trigger() returns, then n8n calls
  *   manualTriggerFunction and waits for the first emit; its static data is never saved.
+ * - Expressions (expression-engine.ts) evaluate only inside the scopes n8n opens around the node's
+ *   calls, each on the workflow loaded for that call: webhook methods (active-workflow-manager.js
+ *   addWebhooks / deregisterWebhooks, test-webhooks.js needsWebhook); a production delivery
+ *   (live-webhooks.js executeWebhook: acquired before the webhook's path is read, released once the
+ *   reply is handed over, and the reply serialized after that); a test delivery (test-webhooks.js: the
+ *   reply is sent while the scope is still held, released after the test webhook is removed);
+ *   trigger() (activation, released once it returned) and its closeFunction (n8n-core
+ *   triggers-and-pollers.js wraps it in `withIsolate`); a test run of trigger() runs in its manual
+ *   execution's scope (WorkflowExecute), which ends with the run. What a trigger evaluates after
+ *   trigger() returned (a poll loop) throws "No bridge acquired for this context. Call acquire() first."
+ *   as in n8n.
  */
 import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 import type {
@@ -50,6 +61,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { captureErrorReports } from './error-reports';
+import { inScope, openScope, runByTheHarness } from './expression-engine';
 import { FakeResponse } from './fake-response';
 import { createAdditionalData } from './additional-data';
 import type { TestCredentials } from './credentials-helper';
@@ -167,6 +179,11 @@ function cloneJson<T>(value: T): T {
 	return JSON.parse(JSON.stringify(value)) as T;
 }
 
+/** A reply as n8n sends it: text and buffers as they are, anything else serialized (toJSON) and read back. */
+function sent(body: unknown): unknown {
+	return body === undefined || body === null || typeof body === 'string' || Buffer.isBuffer(body) ? body : (JSON.parse(JSON.stringify(body)) as unknown);
+}
+
 export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHarness {
 	captureErrorReports();
 	const nodeTypes = new TestNodeTypes();
@@ -192,7 +209,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 
 	/** A workflow as a fresh process loads it: static data from the store, nothing shared in memory. */
 	function loadWorkflow(from: IDataObject = store): Workflow {
-		return new Workflow({
+		const workflow = new Workflow({
 			id: workflowId,
 			name: options.workflowName ?? 'Trigger harness workflow',
 			nodes: [cloneJson(node)],
@@ -202,6 +219,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			staticData: cloneJson(from),
 			settings: { executionOrder: 'v1' },
 		});
+		return runByTheHarness(workflow);
 	}
 
 	function saveStaticData(workflow: Workflow, into: IDataObject = store): void {
@@ -246,16 +264,19 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		const workflow = loadWorkflow(from);
 		const additionalData = createAdditionalData({ credentials: options.credentials, webhookBaseUrl: options.webhookBaseUrl });
 		const workflowNode = workflow.getNode(node.name)!;
-		const context = new HookContext(
-			workflow,
-			workflowNode,
-			additionalData,
-			mode,
-			activation,
-			webhookData(workflow, additionalData, isTest),
-		);
+		// n8n adds and removes a workflow's webhooks in a scope of its expressions, then saves its static data.
 		try {
-			return (await fn.call(context)) as boolean;
+			return await inScope(workflow, async () => {
+				const context = new HookContext(
+					workflow,
+					workflowNode,
+					additionalData,
+					mode,
+					activation,
+					webhookData(workflow, additionalData, isTest),
+				);
+				return (await fn.call(context)) as boolean;
+			});
 		} finally {
 			saveStaticData(workflow, from);
 		}
@@ -349,35 +370,39 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			const additionalData = createAdditionalData({ credentials: options.credentials, webhookBaseUrl: options.webhookBaseUrl });
 			additionalData.httpRequest = req as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
 			additionalData.httpResponse = res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
-			const context = new WebhookContext(
-				workflow,
-				workflow.getNode(node.name)!,
-				additionalData,
-				isTest ? 'manual' : 'webhook',
-				webhookData(workflow, additionalData, isTest),
-				[],
-				null,
-			);
+			// n8n opens the scope before it reads the webhook's path, and closes it once it has the reply.
+			const release = await openScope(workflow);
+			let receipt: WebhookReceipt;
 			let startsExecution = false;
 			try {
+				const context = new WebhookContext(
+					workflow,
+					workflow.getNode(node.name)!,
+					additionalData,
+					isTest ? 'manual' : 'webhook',
+					webhookData(workflow, additionalData, isTest),
+					[],
+					null,
+				);
 				const result = await options.nodeType.webhook!.call(context);
 				startsExecution = result.workflowData !== undefined;
 				if (result.noWebhookResponse === true) {
-					return { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
-				}
-				if (result.workflowData === undefined) {
-					return {
+					// Sent by the node inside webhook(), serialized then (FakeResponse, as express).
+					receipt = { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
+				} else if (result.workflowData === undefined) {
+					receipt = {
 						status: 200,
 						responseBody: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Webhook call received' },
 					};
+				} else {
+					receipt = {
+						status: 200,
+						workflowData: result.workflowData,
+						responseBody: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Workflow was started' },
+					};
 				}
-				return {
-					status: 200,
-					workflowData: result.workflowData,
-					responseBody: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Workflow was started' },
-				};
 			} catch (error) {
-				return {
+				receipt = {
 					status: 500,
 					responseBody: { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' },
 					error: error as Error,
@@ -388,6 +413,14 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				// what webhook() changed is saved only when it started no execution.
 				if (!isTest && !startsExecution) saveStaticData(workflow);
 			}
+			// A test delivery's reply is sent while n8n still holds the scope (it removes the test webhook
+			// first); a production one after the scope was released.
+			try {
+				if (isTest) receipt = { ...receipt, responseBody: sent(receipt.responseBody) };
+			} finally {
+				await release();
+			}
+			return isTest ? receipt : { ...receipt, responseBody: sent(receipt.responseBody) };
 		},
 		async startTrigger(startOptions = {}) {
 			const workflow = loadWorkflow();
@@ -452,22 +485,25 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				// n8n removes a failed trigger (and queues a new activation with backoff).
 				void close();
 			};
-			const context = new TriggerContext(workflow, workflow.getNode(node.name)!, additionalData, 'trigger', 'activate', emit, emitError);
-			// A dead process sends nothing more: its requests fail from the moment it dies (die() then
-			// stops the trigger in-process, and what its closeFunction would send never leaves).
-			const send = context.helpers.httpRequestWithAuthentication;
-			context.helpers.httpRequestWithAuthentication = async function (this: ThisParameterType<typeof send>, ...args: Parameters<typeof send>) {
-				if (dead) throw new Error('Test harness: this n8n process has died');
-				return await send.apply(this, args);
-			};
-			started.response = await triggerFn().call(context);
-			// n8n 2.41.1 evaluates expressions in an isolate (its default 'vm' engine) that it acquires while
-			// it activates the trigger and for each execution; a trigger that evaluates one later gets this.
-			Object.assign(context, {
-				evaluateExpression: () => {
-					throw new Error('No bridge acquired for this context. Call acquire() first.');
-				},
-			});
+			// n8n activates a workflow in a scope of its expressions, released once trigger() has returned.
+			const release = await openScope(workflow);
+			try {
+				const context = new TriggerContext(workflow, workflow.getNode(node.name)!, additionalData, 'trigger', 'activate', emit, emitError);
+				// A dead process sends nothing more: its requests fail from the moment it dies (die() then
+				// stops the trigger in-process, and what its closeFunction would send never leaves).
+				const send = context.helpers.httpRequestWithAuthentication;
+				context.helpers.httpRequestWithAuthentication = async function (this: ThisParameterType<typeof send>, ...args: Parameters<typeof send>) {
+					if (dead) throw new Error('Test harness: this n8n process has died');
+					return await send.apply(this, args);
+				};
+				const response = await triggerFn().call(context);
+				// n8n-core runs closeFunction in a scope of its own (withIsolate).
+				const closeFunction = response?.closeFunction;
+				if (response && closeFunction) response.closeFunction = async () => await inScope(workflow, async () => await closeFunction.call(response));
+				started.response = response;
+			} finally {
+				await release();
+			}
 			saveStaticData(workflow);
 			return {
 				emitted,
@@ -490,10 +526,14 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			const additionalData = createAdditionalData({ credentials: options.credentials, webhookBaseUrl: options.webhookBaseUrl });
 			const context = new TriggerContext(workflow, workflow.getNode(node.name)!, additionalData, 'manual', 'manual');
 			let response: ITriggerResponse | undefined;
+			// The manual execution's scope (WorkflowExecute): from trigger() to the end of the run, which
+			// calls closeFunction; here it ends with close().
+			const release = await openScope(workflow);
 			const result = (async (): Promise<{ items?: INodeExecutionData[][]; error?: Error }> => {
 				try {
 					response = await triggerFn().call(context);
 				} catch (error) {
+					await release();
 					return { error: error as Error };
 				}
 				const first = new Promise<{ items?: INodeExecutionData[][]; error?: Error }>((resolve) => {
@@ -508,7 +548,11 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			return {
 				result,
 				close: async () => {
-					await response?.closeFunction?.();
+					try {
+						await response?.closeFunction?.();
+					} finally {
+						await release();
+					}
 				},
 			};
 		},

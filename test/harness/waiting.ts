@@ -15,6 +15,12 @@
  *   execution running only if it still waits (a conditional update: exactly one request wins), then
  *   sends `webhookResponse` as JSON, and the execution goes on afterwards, its node's output being that
  *   workflow data. A request that loses gets 500 ("There was a problem executing the workflow");
+ * - expressions (test/harness/expression-engine.ts): each request loads the workflow afresh and runs in
+ *   a scope of its expressions, acquired before the webhook's path is evaluated and released once n8n
+ *   has its reply, before it sends it (waiting-webhooks.js getWebhookExecutionData: acquireIsolate …
+ *   `finally releaseIsolate()`; the request handler then `res.json()`s the reply): a reply serialized
+ *   by its `toJSON` can no longer evaluate the node's expressions. What the node sent itself
+ *   (`res.json()` inside `webhook()`) was serialized inside the scope;
  * - a wait that runs out goes on with the node disabled, passing its stored input on;
  * - an execution that goes on may wait again (a loop that asks again): it then waits on the new question.
  * `serveWaiting()` puts the resume URLs on a real HTTP server, so a trigger can resume over HTTP.
@@ -37,6 +43,7 @@ import type {
 	IWebhookData,
 	IWebhookDescription,
 	IWorkflowExecuteAdditionalData,
+	Workflow,
 } from 'n8n-workflow';
 import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -44,6 +51,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { ExecuteNodeOptions, ExecuteNodeResult, PreparedExecution } from './execute-node';
 import { prepareExecution, resultOf, startExecution } from './execute-node';
+import { expressionEngine, openScope } from './expression-engine';
 import { FakeResponse } from './fake-response';
 
 export interface AnswerRequest {
@@ -112,7 +120,7 @@ export async function runUntilWait(options: ExecuteNodeOptions, { resumeGuard = 
 		const { error } = resultOf(firstRun, prepared.node);
 		throw new Error(`the node did not wait (status ${firstRun.status}${error ? `: ${error.message}` : ''})`);
 	}
-	const { workflow, additionalData, node } = prepared;
+	const { additionalData, node } = prepared;
 	const executionId = String(additionalData.executionId);
 	const resumeToken = firstRun.data.resumeToken ?? '';
 	let run: IRun = firstRun;
@@ -120,10 +128,14 @@ export async function runUntilWait(options: ExecuteNodeOptions, { resumeGuard = 
 	let finished: ExecuteNodeResult | undefined;
 	let going: Promise<ExecuteNodeResult> | undefined;
 
-	/** The execution goes on from the stored run data, as n8n runs a resumed execution. */
+	/**
+	 * The execution goes on from the stored run data, as n8n runs a resumed execution: on the workflow
+	 * loaded again, in WorkflowExecute's own scope of its expressions.
+	 */
 	const goOn = async (): Promise<ExecuteNodeResult> => {
 		state = 'running';
-		run = await new WorkflowExecute(additionalData, 'manual', run.data).processRunExecutionData(workflow);
+		await expressionEngine();
+		run = await new WorkflowExecute(additionalData, 'manual', run.data).processRunExecutionData(prepared.loadWorkflow());
 		// The node's latest run: a node that asks again has one run per question.
 		const result = resultOf(run, node, 'last');
 		if (run.status === 'waiting' && run.data.waitTill) {
@@ -135,10 +147,12 @@ export async function runUntilWait(options: ExecuteNodeOptions, { resumeGuard = 
 		return result;
 	};
 
-	const webhookData = (method: IHttpRequestMethods, path: string, data: IWorkflowExecuteAdditionalData): IWebhookData | undefined => {
-		const description = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion).description;
+	/** The node's restart webhook for `method` and `path`, its path evaluated as n8n does (in the request's scope). */
+	const webhookData = (loaded: Workflow, method: IHttpRequestMethods, path: string, data: IWorkflowExecuteAdditionalData): IWebhookData | undefined => {
+		const loadedNode = loaded.getNode(node.name)!;
+		const description = loaded.nodeTypes.getByNameAndVersion(node.type, node.typeVersion).description;
 		const webhookDescription = description.webhooks?.find((webhook: IWebhookDescription) => {
-			const webhookPath = webhook.path === '={{ $nodeId }}' ? node.id : webhook.path;
+			const webhookPath = String(loaded.expression.getSimpleParameterValue(loadedNode, webhook.path, 'internal', {}));
 			return webhook.restartWebhook === true && webhook.httpMethod === method && webhookPath === path;
 		});
 		if (!webhookDescription) return undefined;
@@ -147,7 +161,7 @@ export async function runUntilWait(options: ExecuteNodeOptions, { resumeGuard = 
 			node: node.name,
 			path,
 			webhookDescription,
-			workflowId: String(workflow.id),
+			workflowId: String(loaded.id),
 			workflowExecuteAdditionalData: data,
 			webhookId: undefined,
 		};
@@ -205,40 +219,53 @@ export async function runUntilWait(options: ExecuteNodeOptions, { resumeGuard = 
 				httpRequest: req as unknown as IWorkflowExecuteAdditionalData['httpRequest'],
 				httpResponse: res as unknown as IWorkflowExecuteAdditionalData['httpResponse'],
 			};
-			const webhook = webhookData(request.method, suffix, data);
-			if (!webhook) {
-				return isSendAndWait(suffix)
-					? { status: 200, contentType: 'text/html; charset=utf-8', body: NO_ACTION_REQUIRED_PAGE }
-					: { status: 404, body: { code: 404, message: 'The workflow does not contain a waiting webhook with a matching path/method.' } };
+			// n8n loads the workflow for this request and opens a scope of its expressions.
+			const loaded = prepared.loadWorkflow();
+			const release = await openScope(loaded);
+			/** What n8n has to send once it released the scope: the reply is serialized only then. */
+			let reply: AnswerReceipt;
+			try {
+				const webhook = webhookData(loaded, request.method, suffix, data);
+				if (!webhook) {
+					return isSendAndWait(suffix)
+						? { status: 200, contentType: 'text/html; charset=utf-8', body: NO_ACTION_REQUIRED_PAGE }
+						: { status: 404, body: { code: 404, message: 'The workflow does not contain a waiting webhook with a matching path/method.' } };
+				}
+				const nodeType = loaded.nodeTypes.getByNameAndVersion(node.type, node.typeVersion) as INodeType;
+				const context = new WebhookContext(loaded, loaded.getNode(node.name)!, data, 'manual', webhook, [], run.data);
+				const result = await nodeType.webhook!.call(context);
+				if (result.noWebhookResponse === true || res.headersSent) {
+					// Sent by the node itself, inside webhook(): serialized then (FakeResponse, as express).
+					reply = { status: res.statusCode, contentType: res.getHeader('content-type'), body: res.body };
+				} else if (result.workflowData === undefined) {
+					reply = { status: 200, body: result.webhookResponse ?? { message: 'Webhook call received' } };
+				} else if (state !== 'waiting') {
+					// n8n's conditional update: only a request that still finds the execution waiting resumes it.
+					if (resumeGuard || state !== 'running' || !going) {
+						reply = { status: 500, body: RESUME_LOST };
+					} else {
+						// n8n 1.x: a second resume of the wait (here it joins the first run rather than running again).
+						reply = { status: 200, body: result.webhookResponse ?? { message: 'Workflow was started' }, resumed: going };
+					}
+				} else {
+					state = 'running';
+					// n8n: the waiting run of the node is dropped, and its stack entry gets the webhook's data and passes it on.
+					run.data.resultData.runData[node.name]?.pop();
+					const entry = run.data.executionData!.nodeExecutionStack[0];
+					entry.data.main = result.workflowData;
+					// n8n loads the stored execution, so the stack's node is a copy: the workflow's node stays enabled.
+					entry.node = { ...entry.node, disabled: true };
+					entry.metadata = { ...entry.metadata, forwardAllOutputs: true };
+					run.data.waitTill = undefined;
+					// n8n starts the resumed run (WorkflowRunner.run), then hands the reply over; the run goes on beside it.
+					going = Promise.resolve().then(goOn);
+					reply = { status: 200, body: result.webhookResponse ?? { message: 'Workflow was started' }, resumed: going };
+				}
+			} finally {
+				await release();
 			}
-			const nodeType = workflow.nodeTypes.getByNameAndVersion(node.type, node.typeVersion) as INodeType;
-			const context = new WebhookContext(workflow, workflow.getNode(node.name)!, data, 'manual', webhook, [], run.data);
-			const result = await nodeType.webhook!.call(context);
-			if (result.noWebhookResponse === true || res.headersSent) {
-				return { status: res.statusCode, contentType: res.getHeader('content-type'), body: received(res.body) };
-			}
-			if (result.workflowData === undefined) {
-				return { status: 200, body: received(result.webhookResponse ?? { message: 'Webhook call received' }) };
-			}
-			// n8n's conditional update: only a request that still finds the execution waiting resumes it.
-			if (state !== 'waiting') {
-				if (resumeGuard || state !== 'running' || !going) return { status: 500, body: RESUME_LOST };
-				// n8n 1.x: a second resume of the wait (here it joins the first run rather than running again).
-				return { status: 200, body: received(result.webhookResponse ?? { message: 'Workflow was started' }), resumed: going };
-			}
-			state = 'running';
-			// n8n: the waiting run of the node is dropped, and its stack entry gets the webhook's data and passes it on.
-			run.data.resultData.runData[node.name]?.pop();
-			const entry = run.data.executionData!.nodeExecutionStack[0];
-			entry.data.main = result.workflowData;
-			// n8n loads the stored execution, so the stack's node is a copy: the workflow's node stays enabled.
-			entry.node = { ...entry.node, disabled: true };
-			entry.metadata = { ...entry.metadata, forwardAllOutputs: true };
-			run.data.waitTill = undefined;
-			// The reply is sent now; the execution goes on after it.
-			const body = received(result.webhookResponse ?? { message: 'Workflow was started' });
-			going = Promise.resolve().then(goOn);
-			return { status: 200, body, resumed: going };
+			// n8n's request handler sends the reply after the scope was released: serialized (toJSON) only now.
+			return { ...reply, body: received(reply.body) };
 		},
 		async settled() {
 			while (state === 'running') await (going ?? Promise.resolve());

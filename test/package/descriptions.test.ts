@@ -144,8 +144,11 @@ describe('node descriptions against version 0.1.0', () => {
 					'message.editMessageCaption', 'message.editMessageReplyMarkup', 'message.editMessageText', 'message.forwardMessage',
 					'message.sendChatAction', 'message.sendDocument', 'message.sendMessage', 'message.sendPhoto', 'message.sendVideo',
 					'message.sendVoice',
-				].map((operation) => `chatId @ ${operation}.modes[name=id].hint`),
-				...['copyMessage', 'forwardMessage'].map((operation) => `fromChatId @ message.${operation}.modes[name=id].hint`),
+				].flatMap((operation) => [`chatId @ ${operation}.modes[name=id].hint`, `chatId @ ${operation}.modes[name=id].validation[#0].properties.errorMessage`]),
+				...['copyMessage', 'forwardMessage'].flatMap((operation) => [
+					`fromChatId @ message.${operation}.modes[name=id].hint`,
+					`fromChatId @ message.${operation}.modes[name=id].validation[#0].properties.errorMessage`,
+				]),
 				// Call Method suggests a method the spec has.
 				'method @ other.callMethod.placeholder',
 				// Parse Mode "Markdown From AI" (the Markdown chat models write, sent as HTML) where text or a caption is sent.
@@ -192,6 +195,8 @@ describe('node descriptions against version 0.1.0', () => {
 				// "All Updates" rather than "*".
 				'updates @ {}.options[value="*"].description',
 				'updates @ {}.options[value="*"].name',
+				// n8n's nodes panel shows the action node under the trigger's description (one entry for both).
+				'node.description',
 			].sort(),
 		);
 	});

@@ -9,8 +9,8 @@ import { byId, run, seedMessage, useEmulator } from './helpers';
 
 const ctx = useEmulator();
 
-async function messageOf(parameters: INodeParameters): Promise<string> {
-	const result = await run(ctx, parameters);
+async function messageOf(parameters: INodeParameters, typeVersion?: number): Promise<string> {
+	const result = await run(ctx, parameters, { typeVersion });
 	expect(result.error?.name).toBe('NodeApiError');
 	const message = result.error?.message ?? '';
 	expect(message).not.toContain(ctx.d.token);
@@ -47,8 +47,8 @@ describe('a refusal says what to do next', () => {
 		expect(await messageOf(edit(999))).toMatch(/^Bad Request: message to edit not found\. Check the Message ID/);
 	});
 
-	test('a click answered too late or twice: answer once, within seconds', async () => {
-		const message = await messageOf({ resource: 'callback', operation: 'answerCallbackQuery', callbackQueryId: '4242', additionalFields: {} });
+	test('a click answered too late or twice (node versions 1 and 2 fail there): answer once, within seconds', async () => {
+		const message = await messageOf({ resource: 'callback', operation: 'answerCallbackQuery', callbackQueryId: '4242', additionalFields: {} }, 2);
 		expect(message).toMatch(/^Bad Request: query is too old and response timeout expired or query ID is invalid\. Answer a button click once, within seconds/);
 	});
 

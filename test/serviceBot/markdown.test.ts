@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import MarkdownIt from 'markdown-it';
 
+import { splitText } from '../../nodes/ServiceBot/helpers/splitText';
 import { markdownToHtml } from '../../nodes/ServiceBot/parameters/markdown';
 import { checkFormatting } from '../emulator/formatting';
 import { LIMITS } from '../spec';
@@ -59,6 +60,28 @@ describe('a corpus of model answers', () => {
 		);
 	});
 
+	test('a link whose label is code: the code shown as the link\'s text, which the service takes (no code inside a link)', () => {
+		const html = markdownToHtml('Run [`npm test`](https://e.org/ci) or [see <https://e.org>](https://e.org/a).');
+		expect(html).toBe('Run <a href="https://e.org/ci">npm test</a> or <a href="https://e.org/a">see &lt;https://e.org&gt;</a>.');
+		expect(() => checkFormatting(html, 'HTML')).not.toThrow();
+	});
+
+	test('link destinations as CommonMark reads them: balanced parentheses, a title, escapes', () => {
+		expect(markdownToHtml('[wiki](https://e.org/Foo_(bar)) and [t](https://e.org/x "a (title)") and [e](https://e.org/a\\_b)')).toBe(
+			'<a href="https://e.org/Foo_(bar)">wiki</a> and <a href="https://e.org/x">t</a> and <a href="https://e.org/a_b">e</a>',
+		);
+	});
+
+	test('emphasis as CommonMark matches it: nested runs, intraword _ and * , runs that cannot open', () => {
+		expect(markdownToHtml('***both*** **bold *and italic*** snake_case_name a*b*c _not_closed 2 * 3')).toBe(
+			'<i><b>both</b></i> <b>bold <i>and italic</i></b> snake_case_name a<i>b</i>c _not_closed 2 * 3',
+		);
+	});
+
+	test('an unclosed code block runs to the end of the answer, as CommonMark says', () => {
+		expect(markdownToHtml('Here:\n```js\nif (a < b) {\n  go();')).toBe('Here:\n<pre><code class="language-js">if (a &lt; b) {\n  go();</code></pre>');
+	});
+
 	test('markup that is not closed stays as the characters it was', () => {
 		expect(markdownToHtml('a **bold start, an `open code and a [link](javascript:alert(1))')).toBe(
 			'a **bold start, an `open code and a [link](javascript:alert(1))',
@@ -75,6 +98,46 @@ describe('whatever a model writes, the service can parse the result', () => {
 				expect(() => checkFormatting(html, 'HTML')).not.toThrow();
 			}),
 			{ numRuns: 3000 },
+		);
+	});
+});
+
+/** The text a reader sees of the service's HTML: tags dropped, its entities decoded. */
+function shown(html: string): string {
+	return html.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+}
+
+describe('Split Long Text cuts long formatting (a code block) into parts that each parse', () => {
+	test('the open tags are closed at the end of a part and opened again, as written, at the start of the next', () => {
+		const html = 'Here:\n<pre><code class="language-js">aaa\nbbb\nccc</code></pre>';
+		expect(splitText(html, 52, 'HTML')).toEqual({
+			ok: true,
+			parts: ['Here:', '<pre><code class="language-js">aaa\nbbb</code></pre>', '<pre><code class="language-js">ccc</code></pre>'],
+		});
+	});
+
+	test('a start tag longer than a part is still refused, where it starts', () => {
+		expect(splitText('ok <a href="https://example.com/a/long/path">x</a>', 20, 'HTML')).toEqual({
+			ok: false,
+			problem: 'formatting that starts at character 4 runs over 20 characters',
+		});
+	});
+
+	const pieces = ['*', '**', '_', '~~', '`', '```', '```js', '[', ']', '(https://e.org)', '<', '&', '#', '> ', '- ', '|', '\n', '\n\n', ' ', 'a', 'word', 'é', '😀'];
+	test('converted answers cut into parts of 60 to 200 characters: each fits, parses, shows something, and together they show the whole text', () => {
+		fc.assert(
+			fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 120 }), fc.integer({ min: 60, max: 200 }), (parts, max) => {
+				const html = markdownToHtml(parts.join(''));
+				const split = splitText(html, max, 'HTML');
+				if (!split.ok) throw new Error(split.problem);
+				for (const part of split.parts) {
+					expect(part.length).toBeLessThanOrEqual(max);
+					expect(() => checkFormatting(part, 'HTML')).not.toThrow();
+					if (shown(html).trim() !== '') expect(shown(part).trim()).not.toBe('');
+				}
+				expect(split.parts.map(shown).join('').replace(/\s/g, '')).toBe(shown(html).replace(/\s/g, ''));
+			}),
+			{ numRuns: 2000 },
 		);
 	});
 });
@@ -177,6 +240,46 @@ describe('Parse Mode "Markdown From AI" through the node: what the service recei
 		const result = await run(ctx, { resource: 'message', operation: 'sendMessage', chatId: byId(ctx.d.privateChatId), text: answer, additionalFields: { parseMode: 'markdownFromAi' } });
 		expect(result.error?.message).toContain('chat not found');
 		expect(ctx.emu.callsTo('sendMessage')).toHaveLength(1);
+	});
+
+	test('an answer cut off inside a code block (40,000 characters of code, the fence never closed) goes out with Split Long Text as several code blocks the service all accepts, together the whole code', async () => {
+		const lines: string[] = [];
+		for (let index = 0; lines.join('\n').length < 40_000; index++) lines.push(`const value${index} = a < b && c > d ? "yes" : 'no'; // #${index}`);
+		const code = lines.join('\n').slice(0, 40_000);
+		const result = await run(ctx, {
+			resource: 'message',
+			operation: 'sendMessage',
+			chatId: byId(ctx.d.privateChatId),
+			text: `Here:\n\`\`\`js\n${code}`,
+			additionalFields: { parseMode: 'markdownFromAi' },
+			options: { splitLongText: true },
+		});
+		expect(result.error).toBeUndefined();
+		const calls = ctx.emu.callsTo('sendMessage');
+		expect(calls.length).toBeGreaterThan(2);
+		expect(calls.every((call) => call.status === 200 && call.body.parse_mode === 'HTML' && String(call.body.text).length <= LIMITS.messageText.max)).toBe(true);
+		const [first, ...blocks] = calls.map((call) => String(call.body.text));
+		expect(first).toBe('Here:');
+		for (const block of blocks) {
+			expect(block.startsWith('<pre><code class="language-js">')).toBe(true);
+			expect(block.endsWith('</code></pre>')).toBe(true);
+		}
+		// Each cut is at a line break, which is dropped like every separator at a cut.
+		expect(blocks.map(shown).join('\n')).toBe(code);
+		expect(ctx.emu.history(ctx.d.privateChatId)).toHaveLength(calls.length);
+	});
+
+	test('a link whose label is code is sent as a link, and the service accepts it', async () => {
+		await runOk(ctx, {
+			resource: 'message',
+			operation: 'sendMessage',
+			chatId: byId(ctx.d.privateChatId),
+			text: 'Run [`npm test`](https://e.org/ci).',
+			additionalFields: { parseMode: 'markdownFromAi' },
+		});
+		const [call] = ctx.emu.callsTo('sendMessage');
+		expect(call.status).toBe(200);
+		expect(call.body).toMatchObject({ parse_mode: 'HTML', text: 'Run <a href="https://e.org/ci">npm test</a>.' });
 	});
 
 	test('with Split Long Text a long answer goes out in parts the service all accepts, none cut inside formatting', async () => {

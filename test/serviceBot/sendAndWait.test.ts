@@ -19,6 +19,32 @@ import { byId, nodeType, useEmulator } from './helpers';
 
 const ctx = useEmulator();
 
+/**
+ * A question asked in the chat needs a trigger of this n8n on the bot that brings the answers; these
+ * tests bring them by hand, so the bot's webhook points to the harness's n8n (as a published Service
+ * Bot Trigger's would), with nothing listening there (the emulator's users do not tap here).
+ */
+const LISTENER = 'http://localhost:5678/webhook/6b0c7e1a-trigger/webhook';
+
+async function setWebhook(url: string): Promise<void> {
+	const response = await fetch(`${ctx.emu.baseUrl}/bot${ctx.d.token}/setWebhook`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ url }),
+	});
+	expect(((await response.json()) as { ok: boolean }).ok).toBe(true);
+}
+
+let setUpCalls = 0;
+
+beforeEach(async () => {
+	await setWebhook(LISTENER);
+	setUpCalls = ctx.emu.calls.length;
+});
+
+/** What the node called, after the set-up. */
+const nodeCalls = () => ctx.emu.calls.slice(setUpCalls);
+
 /** Spec part 8: callback_data is 1 to 64 UTF-8 bytes. */
 const CALLBACK_DATA_MAX_BYTES = 64;
 /** Spec part 8: sendMessage text up to 32,768 characters. */
@@ -155,20 +181,47 @@ describe('Send and Wait for Response: asking', () => {
 		for (const [parameters, message] of cases) {
 			await expect(waitOn(parameters)).rejects.toThrow(message);
 		}
-		expect(ctx.emu.calls).toHaveLength(0);
+		expect(nodeCalls()).toHaveLength(0);
 	});
 
 	it('On a Web Page with Restrict to User IDs is refused before anything is sent, with the fix in the message', async () => {
 		await expect(waitOn(ask({ collectAnswers: 'webPage', options: { allowedUserIds: ctx.d.userId } }))).rejects.toThrow(
 			/Restrict to User IDs: .*web page.*set Collect Answers to In the Chat.*or remove the restriction \[item 0\]/,
 		);
-		expect(ctx.emu.calls).toHaveLength(0);
+		expect(nodeCalls()).toHaveLength(0);
 	});
 
 	it('a question only some people may answer has no link to the answer page (it could only refuse)', async () => {
 		await waitOn(ask({ options: { allowedUserIds: ctx.d.userId } }));
 		expect(question().keyboard.map((row) => row.map((button) => button.text))).toEqual([['✅ Approve', '❌ Decline']]);
 		expect(question().keyboard.flat().some((button) => button.url !== undefined)).toBe(false);
+	});
+});
+
+describe('Send and Wait for Response: a question nobody could answer is not asked', () => {
+	it('asked from the editor while no trigger receives the bot (no webhook, none published here): refused before sending, with the two ways out', async () => {
+		await setWebhook('');
+		const before = ctx.emu.calls.length;
+		await expect(waitOn(ask())).rejects.toThrow(
+			/Collect Answers: no published workflow of this n8n has a Service Bot Trigger or Service Bot Polling Trigger on this bot, .*Publish one .*or set Collect Answers to On a Web Page \[item 0\]/,
+		);
+		expect(ctx.emu.calls.slice(before).map((call) => call.method)).toEqual(['getWebhookInfo']);
+		expect(ctx.emu.history(ctx.d.privateChatId)).toEqual([]);
+	});
+
+	it("the bot's webhook points to another system: refused, naming where it points (without its query) and how to take it over", async () => {
+		await setWebhook('https://elsewhere.example/hook?secret=abc');
+		await expect(waitOn(ask())).rejects.toThrow(
+			/Collect Answers: the bot's webhook points to https:\/\/elsewhere\.example\/hook\?…, not to this n8n \(http:\/\/localhost:5678\), .*Take Over Existing Webhook.*On a Web Page \[item 0\]/,
+		);
+		expect(ctx.emu.history(ctx.d.privateChatId)).toEqual([]);
+	});
+
+	it('On a Web Page needs no trigger: asked with no webhook', async () => {
+		await setWebhook('');
+		const execution = await waitOn(ask({ collectAnswers: 'webPage' }));
+		expect(execution.state).toBe('waiting');
+		expect(question().text).toBe('Approve the refund?');
 	});
 });
 
@@ -410,7 +463,7 @@ describe('Send and Wait for Response: answers on the web page', () => {
 });
 
 describe('Send and Wait for Response: the wait runs out', () => {
-	it('Limit Wait Time sets when n8n stops waiting; then the workflow goes on with timedOut', async () => {
+	it('Limit Wait Time sets when n8n stops waiting; then the workflow goes on with timedOut and the question as it was asked', async () => {
 		const before = Date.now();
 		const execution = await waitOn(ask({ options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 2, resumeUnit: 'hours' } } } }));
 		const waitTill = new Date(execution.firstRun.data.waitTill as Date).getTime();
@@ -419,7 +472,25 @@ describe('Send and Wait for Response: the wait runs out', () => {
 		const { messageId } = question();
 		const result = await execution.timeOut();
 		expect(result.error).toBeUndefined();
-		expect(result.output.map((item) => item.json)).toEqual([{ order: 42, timedOut: true, chatId: ctx.d.privateChatId, messageId }]);
+		expect(result.output.map((item) => item.json)).toEqual([
+			{
+				order: 42,
+				timedOut: true,
+				chatId: ctx.d.privateChatId,
+				messageId,
+				serviceBotQuestion: {
+					text: 'Approve the refund?',
+					responseType: 'approval',
+					labels: ['✅ Approve', '❌ Decline'],
+					perRow: 2,
+					answerLabel: '',
+					collect: 'inChat',
+					afterAnswer: 'edit',
+					allowedUserIds: [],
+					webLabel: '🌐 Answer in the browser',
+				},
+			},
+		]);
 		expect(result.output[0].pairedItem).toEqual({ item: 0 });
 	});
 });

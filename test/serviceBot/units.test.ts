@@ -71,10 +71,17 @@ describe('splitText with a parse mode: cuts only where the formatting is whole',
 		expect(splitText('see [a b](https://e.x/y z) now', 25, 'MarkdownV2')).toEqual(['see', '[a b](https://e.x/y z)', 'now']);
 	});
 
-	it('formatting longer than a part: no split, and where it starts', () => {
+	it('HTML formatting longer than a part is closed at the end of each part and opened again at the start of the next', () => {
 		expect(split(`<b>${'x'.repeat(20)}</b>`, 10, 'HTML')).toEqual({
+			ok: true,
+			parts: ['<b>xxx</b>', '<b>xxx</b>', '<b>xxx</b>', '<b>xxx</b>', '<b>xxx</b>', '<b>xxx</b>', '<b>xx</b>'],
+		});
+	});
+
+	it('formatting that cannot be cut (a tag longer than a part, legacy Markdown): no split, and where it starts', () => {
+		expect(split('ok <a href="https://example.com/a/long/path">x</a>', 20, 'HTML')).toEqual({
 			ok: false,
-			problem: 'formatting that starts at character 1 runs over 10 characters',
+			problem: 'formatting that starts at character 4 runs over 20 characters',
 		});
 		expect(split(`ok ${'*'}${'y '.repeat(10)}*`, 10, 'Markdown')).toEqual({
 			ok: false,

@@ -63,7 +63,7 @@ describe('1. On Error: Continue (using error output)', () => {
 		// What to do next, and for the split text that its first of three parts went out before the second was refused.
 		expect(errors.map((item) => item.json.message)).toEqual([
 			'The bot may not do this here, for example because it is not a member of the chat.',
-			'Chats are identified by their UUID (e.g. 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11) or, for public groups and channels, by their username starting with @.',
+			'Chat IDs are UUIDs such as 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11: after a Service Bot trigger, map {{ $json.chat_id }} (as an expression), or take the id that Get Chat returns. Public groups and channels can also be named by their username starting with @.',
 			'The service refused sendMessage (HTTP 400). 1 of 3 parts were sent.',
 		]);
 		// n8n merges the input item into an error item: the user sees what failed.
@@ -158,8 +158,8 @@ describe('3. Split Long Text with a parse mode', () => {
 		expect(sent.join('').replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''));
 	});
 
-	it('formatting longer than one message is refused before anything is sent, naming item and field', async () => {
-		const text = `<b>${'x '.repeat(MAX_TEXT / 2 + 10)}</b>`;
+	it('formatting that cannot be cut (a link whose start tag is longer than one message) is refused before anything is sent, naming item and field', async () => {
+		const text = `<a href="https://e.org/${'x'.repeat(MAX_TEXT)}">link</a>`;
 		const result = await run(ctx, sendLong('HTML'), { items: [{ text: 'first' }, { text }] });
 		expect(result.error?.message).toMatch(/^Text: .*\[item 1\]$/);
 		expect(result.error?.message).toMatch(/Parse Mode/);

@@ -172,10 +172,14 @@ function noticesFor(update: Update): string[] {
 /** Waits until the question shows an answer (n8n accepted one, the node updated the question) and the execution has gone on. */
 async function answered(execution: WaitingExecution, chatId: string, messageId: number): Promise<StoredMessage> {
 	await execution.settled();
-	for (;;) {
-		const message = messageIn(chatId, messageId);
-		if (message && message.reply_markup === undefined) return message;
-		await new Promise((resolve) => setTimeout(resolve, 5));
+	await waitUntil(() => messageIn(chatId, messageId)?.reply_markup === undefined, `message ${messageId} to lose its buttons`);
+	return messageIn(chatId, messageId) as StoredMessage;
+}
+
+/** Waits for `condition`; gives up (fails) after a minute, so a test that fails does not leave a loop behind. */
+async function waitUntil(condition: () => boolean, what = 'the condition'): Promise<void> {
+	for (const start = Date.now(); !condition(); await new Promise((resolve) => setTimeout(resolve, 5))) {
+		if (Date.now() - start > 60_000) throw new Error(`gave up waiting for ${what}`);
 	}
 }
 
@@ -541,6 +545,39 @@ describe('who may answer, and what is not an answer (webhook delivery)', () => {
 		await on.settled();
 		expect(answersTo(again).map((answer) => answer.text)).toEqual([`${NOTICE.alreadyAnswered}: ✅ Approve — Demo`]);
 		expect(on.waiting.receipts.filter((receipt) => receipt.resumed)).toHaveLength(1);
+	});
+
+	test('the question update fails twice with a 502: it is sent again until the question shows the answer and has no buttons', async () => {
+		const on = await n8n('webhook');
+		const execution = await ask(on);
+		const question = lastQuestion();
+		emu.injectFault({ kind: 'status', status: 502, method: 'editMessageText', count: 2 });
+		await tap(question, '✅ Approve');
+		await on.settled();
+		const after = await answered(execution, emu.demo.privateChatId, question.message_id);
+		expect(after.text).toBe('Approve the refund?\n\n✅ Approve — Demo');
+		expect(emu.callsTo('editMessageText').map((call) => call.status)).toEqual([502, 502, 200]);
+	});
+
+	test('a question update the service keeps refusing (429 for longer than a minute) is sent at the next tap on the question', async () => {
+		const on = await n8n('webhook');
+		const execution = await ask(on);
+		const question = lastQuestion();
+		// Spec part 7 leaves error bodies to Telegram's convention: 429 with parameters.retry_after (seconds).
+		emu.injectFault({ kind: 'status', status: 429, retryAfter: 3600, method: 'editMessageText', count: 1 });
+		await tap(question, '✅ Approve');
+		await on.settled();
+		await execution.settled();
+		expect(outputOf(execution)).toMatchObject({ approved: true });
+		await waitUntil(() => emu.callsTo('editMessageText').length === 1, 'the refused edit');
+		expect(messageIn(emu.demo.privateChatId, question.message_id)?.reply_markup).toBeDefined();
+
+		const again = await tap(question, '❌ Decline');
+		await on.settled();
+		expect(answersTo(again).map((answer) => answer.text)).toEqual([`${NOTICE.alreadyAnswered}: ✅ Approve — Demo`]);
+		const after = await answered(execution, emu.demo.privateChatId, question.message_id);
+		expect(after.text).toBe('Approve the refund?\n\n✅ Approve — Demo');
+		expect(emu.callsTo('editMessageText').map((call) => call.status)).toEqual([429, 200]);
 	});
 
 	test('expired: a tap after the wait ran out resumes nothing and is told the question was answered or has expired', async () => {

@@ -22,6 +22,8 @@ function plain<T>(value: T): T {
 /** Texts of 0.1.0 changed on purpose (labels, advice, subtitle); everything else must be identical. */
 const CHANGED_TEXTS = [
 	'subtitle',
+	// n8n's nodes panel shows the action node under the trigger's description: it speaks for both.
+	'description',
 	'properties.oneWebhookNotice.displayName',
 	'properties.updates.options.*.name',
 	'properties.updates.options.*.description',

@@ -9,8 +9,9 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { randomUUID } from 'node:crypto';
 
+import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import type { Emulator } from '../emulator';
-import { freePort, startWebhookServer, type TriggerHarness, type WebhookServer } from '../harness';
+import { executeNode, freePort, startWebhookServer, type ExecuteNodeResult, type TriggerHarness, type WebhookServer } from '../harness';
 import { SECRET_HEADER, makeHarness, sendButton, spyOnLogger, startTestEmulator, type LogSpy } from './helpers';
 
 let emu: Emulator;
@@ -27,7 +28,15 @@ beforeEach(async () => {
 	base = `http://127.0.0.1:${await freePort()}/`;
 });
 
+/**
+ * Every workflow a test published is unpublished after it, as n8n would: the triggers of this n8n
+ * know each other in memory (who holds a bot), and a workflow left published would be another
+ * workflow on the bot in the next test.
+ */
+const made: TriggerHarness[] = [];
+
 afterEach(async () => {
+	for (const harness of made.splice(0)) await harness.delete().catch(() => false);
 	await server?.close();
 	server = undefined;
 	logs.restore();
@@ -41,8 +50,10 @@ afterAll(async () => {
 /** The query parameter that lists the listeners (README: several workflows on one bot). */
 const LISTENERS = 'service-bot-listeners';
 
-async function workflow(parameters: INodeParameters): Promise<TriggerHarness> {
-	return await makeHarness(emu, { webhookBaseUrl: base, workflowId: `wf-${randomUUID().slice(0, 8)}`, parameters });
+async function workflow(parameters: INodeParameters, named: { workflowId?: string; workflowName?: string; typeVersion?: number } = {}): Promise<TriggerHarness> {
+	const harness = await makeHarness(emu, { webhookBaseUrl: base, workflowId: `wf-${randomUUID().slice(0, 8)}`, parameters, ...named });
+	made.push(harness);
+	return harness;
 }
 
 /** Serves these workflows on n8n's one port (a workflow not served answers 404, as an unknown path). */
@@ -251,14 +262,18 @@ describe('what only the bot’s service may send', () => {
 describe('a bot token changed in the credential (as after a leak)', () => {
 	test('while three workflows share the bot, pushes with the secret registered under the old token still reach all three, whichever workflow registered it', async () => {
 		const credentials = { accessToken: emu.demo.token, baseUrl: emu.baseUrl };
-		const shared = async (): Promise<TriggerHarness> =>
-			await makeHarness(emu, { webhookBaseUrl: base, workflowId: `wf-${randomUUID().slice(0, 8)}`, credentials, parameters: { updates: ['*'], options: {} } });
+		const shared = async (): Promise<TriggerHarness> => {
+			const harness = await makeHarness(emu, { webhookBaseUrl: base, workflowId: `wf-${randomUUID().slice(0, 8)}`, credentials, parameters: { updates: ['*'], options: {} } });
+			made.push(harness);
+			return harness;
+		};
 		const [a, b, c] = [await shared(), await shared(), await shared()];
 		await serve(a, b, c);
 		// a registers alone; b and c then write the shared registration (a stays the receiver).
 		for (const harness of [a, b, c]) await harness.activate();
 		expect(listeners()).toEqual([entry('p', a.webhookUrl), entry('p', b.webhookUrl), entry('p', c.webhookUrl)]);
 
+		const oldToken = credentials.accessToken;
 		const newToken = '7000000002:changed-after-a-leak-xxxxxxxxxxxxxxxxx';
 		emu.changeToken(emu.demo.token, newToken);
 		credentials.accessToken = newToken;
@@ -267,5 +282,83 @@ describe('a bot token changed in the credential (as after a leak)', () => {
 
 		for (const harness of [a, b, c]) expect(ran(harness)).toEqual([hello]);
 		expect(server?.receipts.filter((receipt) => receipt.status !== 200)).toEqual([]);
+		// This n8n knows the three as holders of the bot under the token they were published with.
+		credentials.accessToken = oldToken;
+	});
+});
+
+describe('two workflows that both run for the bot’s clicks', () => {
+	/** Answer Callback Query as a workflow builds it after the trigger: the ID from the trigger's item. */
+	async function answerClick(trigger: IDataObject, typeVersion: number): Promise<ExecuteNodeResult> {
+		return await executeNode({
+			nodeType: new ServiceBot(),
+			parameters: { resource: 'callback', operation: 'answerCallbackQuery', callbackQueryId: '={{ $json.callback_query_id }}', additionalFields: {} },
+			items: [trigger],
+			credentials: { accessToken: emu.demo.token, baseUrl: emu.baseUrl },
+			typeVersion,
+		});
+	}
+
+	/** The warnings n8n shows on the node's output in the editor (execution hints). */
+	const hintsOf = (result: ExecuteNodeResult): unknown[] => Object.values(result.run.data.resultData.runData).flatMap((tasks) => tasks.flatMap((task) => task.hints ?? []));
+
+	const triggerItem = (harness: TriggerHarness): IDataObject => server?.executionsOf(harness, 'trigger')[0][0][0].json as IDataObject;
+
+	const OVERLAP =
+		'This click was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" all run for its button clicks. Give only one of them Button Clicks in Trigger On (or a Restrict to Chat IDs of its own), or answer the clicks in one of them only';
+
+	test('both run every click; the second Answer Callback Query (version 3) reports on its item and as a warning that another workflow answered, naming both, and the workflow goes on', async () => {
+		const shop = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-shop', workflowName: 'Shop bot', typeVersion: 2 });
+		const log = await workflow({ updates: ['callback_query'], options: {} }, { workflowId: 'wf-log', workflowName: 'Click log', typeVersion: 2 });
+		await serve(shop, log);
+		await shop.activate();
+		await log.activate();
+		expect(logs.messages('warn')).toContainEqual(
+			'Service Bot trigger "Service Bot Trigger" of workflow "Click log": workflow "Shop bot" also runs for this bot\'s button clicks, so every click runs each of them, and a click can be answered only once. Give only one of them Button Clicks in Trigger On (or a Restrict to Chat IDs of its own), or answer the clicks in one of them only',
+		);
+		const click = await tap('vote:yes');
+		await emu.idle();
+		expect(ran(shop)).toEqual([click]);
+		expect(ran(log)).toEqual([click]);
+
+		const first = await answerClick(triggerItem(shop), 3);
+		const second = await answerClick(triggerItem(log), 3);
+		expect(first.error).toBeUndefined();
+		expect(first.output[0].json).toMatchObject({ answered: true });
+		expect(second.error).toBeUndefined();
+		// The clicked message stays on the item, for the edit that usually follows.
+		expect(second.output[0].json).toEqual({ answered: false, chat_id: emu.demo.groupChatId, message_id: expect.any(Number), notice: OVERLAP });
+		expect(hintsOf(second)).toEqual([{ message: OVERLAP, type: 'warning', location: 'outputPane' }]);
+		expect(emu.callsTo('answerCallbackQuery').map((call) => call.status)).toEqual([200, 400]);
+
+	});
+
+	test('node versions 1 and 2 still fail on the second answer, with the message naming the two workflows', async () => {
+		const shop = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-shop', workflowName: 'Shop bot', typeVersion: 2 });
+		const log = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-log', workflowName: 'Click log', typeVersion: 2 });
+		await serve(shop, log);
+		await shop.activate();
+		await log.activate();
+		await tap('vote:no');
+		await emu.idle();
+		await answerClick(triggerItem(shop), 2);
+		const second = await answerClick(triggerItem(log), 2);
+		expect(second.error?.message).toBe(OVERLAP);
+		expect(second.error?.description).toMatch(/^The service said: Bad Request: query is too old and response timeout expired or query ID is invalid\./);
+	});
+
+	test('a workflow alone on the bot answering a click twice (version 3): reported as already answered or too old, with the advice to answer once', async () => {
+		const shop = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-shop', workflowName: 'Shop bot', typeVersion: 2 });
+		await serve(shop);
+		await shop.activate();
+		await tap('vote:yes');
+		await emu.idle();
+		await answerClick(triggerItem(shop), 3);
+		const again = await answerClick(triggerItem(shop), 3);
+		expect(again.output[0].json).toMatchObject({
+			answered: false,
+			notice:
+				'This click was already answered, or it is too old to answer (the service takes one answer per click, within seconds of the tap). Answer Callback Query once, right after the trigger',
+		});
 	});
 });

@@ -11,7 +11,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { callMethod, messageOf, refusalStatus } from '../../shared/transport';
+import { callMethod, failureOf, messageOf, refusalStatus, tokenOf } from '../../shared/transport';
 import { readBody } from '../parameters/body';
 import { formattingRefused, withMarkdownConverted, withoutFormatting } from '../parameters/markdown';
 import type { ItemContext } from '../parameters/param';
@@ -25,7 +25,7 @@ export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 100;
 
 /** What running an operation's items needs to know of it. */
-export interface ItemOperation extends Pick<Method, 'queue' | 'output' | 'idempotent' | 'longPollParam' | 'refusals'> {
+export interface ItemOperation extends Pick<Method, 'queue' | 'output' | 'idempotent' | 'longPollParam' | 'refusals' | 'moot'> {
 	/** Whether items have their own "Options" to read (the method's own, or Split Into Items). */
 	readonly hasItemOptions: boolean;
 	/** The requests of one item, read and checked; throws the input error before anything is sent. */
@@ -129,6 +129,24 @@ function explained(operation: ItemOperation, error: NodeApiError | NodeOperation
 	return error;
 }
 
+/**
+ * A refusal that leaves nothing to do (`Method.moot`): the notice for it, and whether this node
+ * version reports it on the item (else it fails, with the notice as its message where that names the
+ * cause). Undefined for any other error.
+ */
+async function mootOutcome(ctx: IExecuteFunctions, operation: ItemOperation, error: unknown): Promise<{ notice: string; report: boolean } | undefined> {
+	const { moot } = operation;
+	const failure = failureOf(error);
+	if (!moot || failure?.kind !== 'refused' || failure.status !== moot.status || !moot.matches.test(failure.description)) return undefined;
+	const notice = moot.notice(await tokenOf(ctx));
+	const report = ctx.getNode().typeVersion >= moot.since;
+	if (!report && notice.explains && error instanceof NodeApiError) {
+		error.description = `The service said: ${failure.description}. ${error.description ?? ''}`.trim();
+		error.message = notice.text;
+	}
+	return { notice: notice.text, report };
+}
+
 function readConcurrency(ctx: IExecuteFunctions): number {
 	const options = nodeParameter(ctx, 'options', 0, {}) as IDataObject;
 	const value = Number(options.concurrency ?? DEFAULT_CONCURRENCY);
@@ -192,6 +210,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 	// 2. Send, ordered per chat, bounded overall. Outputs are appended as requests succeed, so a
 	// split text that fails part-way still has the parts that went out.
 	const outputs: Array<IDataObject[] | undefined> = new Array(items.length);
+	const notices = new Set<string>();
 	const outcomes: Array<Outcome | undefined> = await schedule(
 		{
 			size: items.length,
@@ -207,16 +226,22 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 						});
 					const { plain } = request;
 					// A refusal of the formatting sent nothing: the text goes out plain rather than not at all.
-					const { result, sentAsPlainText } = await send(request.body).then(
-						(answer) => ({ result: answer, sentAsPlainText: false }),
+					const { result, sentAsPlainText, notice } = await send(request.body).then(
+						(answer) => ({ result: answer, sentAsPlainText: false, notice: undefined }),
 						async (error: unknown) => {
+							const moot = await mootOutcome(this, operation, error);
+							if (moot?.report) return { result: operation.moot?.result, sentAsPlainText: false, notice: moot.notice };
 							if (!plain || !formattingRefused(error)) return await Promise.reject(error);
 							this.logger.warn(`Service Bot "${this.getNode().name}": the service refused the formatting of item ${itemIndex} (${messageOf(error)}); sent it as plain text`);
-							return { result: await send(plain), sentAsPlainText: true };
+							return { result: await send(plain), sentAsPlainText: true, notice: undefined };
 						},
 					);
 					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex), items[itemIndex].json);
 					if (sentAsPlainText) for (const json of shaped) json.sentAsPlainText = true;
+					if (notice !== undefined) {
+						for (const json of shaped) json.notice = notice;
+						notices.add(notice);
+					}
 					(outputs[itemIndex] ??= []).push(...shaped);
 				}
 			},
@@ -237,6 +262,9 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 			throw error;
 		}
 	}
+
+	// What the items report instead of failing shows on the node's output in the editor (n8n 1.x too).
+	for (const notice of notices) this.addExecutionHints({ message: notice, type: 'warning', location: 'outputPane' });
 
 	// 3. Output in input order, paired.
 	const returnData: INodeExecutionData[] = [];

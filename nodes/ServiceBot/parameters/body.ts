@@ -6,6 +6,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { At } from './errors';
+import { checkFixedValue } from './fixed';
 import type { ReadItem } from './kind';
 import { PARAM_KINDS } from './kinds';
 import type { ItemContext, Param } from './param';
@@ -71,12 +72,18 @@ export function checkValue(item: ReadItem, param: Param, value: unknown): unknow
 	return PARAM_KINDS[param.kind].read(value, param, item);
 }
 
-/** Reads and checks one parameter of an item; `undefined` sends nothing. */
+/**
+ * Reads and checks one parameter of an item; `undefined` sends nothing. A Fixed value that looks like
+ * an expression is caught first (fixed.ts), before the kind's check would call it malformed.
+ */
 export function readParam(item: ReadItem, param: Param, additional: IDataObject = {}): unknown {
 	const kind = PARAM_KINDS[param.kind];
 	if (kind.ownFields) return kind.read(undefined, param, item);
 	if (param.removable && nodeParameter(item.ctx, removalFieldName(param), item.itemIndex, 'set') === 'remove') return '';
-	const value = inAdditionalFields(param) ? additional[fieldName(param)] : nodeParameter(item.ctx, fieldName(param), item.itemIndex, '');
+	const field = fieldName(param);
+	const underAdditional = inAdditionalFields(param);
+	const value = underAdditional ? additional[field] : nodeParameter(item.ctx, field, item.itemIndex, '');
+	checkFixedValue(item, param, underAdditional ? `additionalFields.${field}` : field);
 	return checkValue(item, param, value);
 }
 

@@ -13,6 +13,12 @@ import { readText } from './text';
 const USERNAME = new RegExp(`^@${USERNAME_BODY}$`);
 // In Username mode the `@` may be left out: the reader adds it.
 const USERNAME_FIELD_REGEX = `^@?${USERNAME_BODY}$`;
+const NUMBER = /^[-+]?\d+$/;
+
+const NUMBER_NEXT_STEP =
+	"Chat IDs of this service are UUIDs, not numbers as on Telegram: map {{ $json.chat_id }} from the Service Bot Trigger's output (as an expression)";
+const WHERE_CHAT_IDS_COME_FROM =
+	"Chat IDs are UUIDs such as 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11: after a Service Bot trigger, map {{ $json.chat_id }} (as an expression), or take the id that Get Chat returns. Public groups and channels can also be named by their username starting with @.";
 
 /** A resource locator value `{__rl, mode, value}` or a plain value (older JSON, AI tools). */
 function locatedChat(raw: unknown): unknown {
@@ -39,7 +45,11 @@ export const chatKind: ParamKindDefinition = {
 					type: 'string',
 					placeholder: 'e.g. 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11',
 					hint: 'The chat UUID; after a Service Bot trigger: {{ $json.chat_id }}',
-					validation: [{ type: 'regex', properties: { regex: UUID_SOURCE, errorMessage: 'Not a chat UUID' } }],
+					// n8n refuses to run the node while a Fixed value fails this check, so this message is what
+					// a user who typed a number (a Telegram chat ID) or `{{ $json.chat_id }}` in Fixed mode reads.
+					validation: [
+						{ type: 'regex', properties: { regex: UUID_SOURCE, errorMessage: 'Not a chat UUID: map {{ $json.chat_id }} from a Service Bot trigger, in Expression mode' } },
+					],
 				},
 				{
 					displayName: 'Username',
@@ -62,11 +72,8 @@ export const chatKind: ParamKindDefinition = {
 		const text = readText(at, field, locatedChat(value)).trim();
 		if (text === '') throw inputError(at, field, 'is required: a chat UUID or a public @username');
 		if (UUID_PATTERN.test(text) || USERNAME.test(text)) return text;
-		throw inputError(
-			at,
-			field,
-			`${show(text)} is not a chat UUID or @username`,
-			'Chats are identified by their UUID (e.g. 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11) or, for public groups and channels, by their username starting with @.',
-		);
+		// A number is a chat ID from Telegram or its bots, which the user most likely copied from there.
+		const next = NUMBER.test(text) ? `. ${NUMBER_NEXT_STEP}` : '';
+		throw inputError(at, field, `${show(text)} is not a chat UUID or @username${next}`, WHERE_CHAT_IDS_COME_FROM);
 	},
 };

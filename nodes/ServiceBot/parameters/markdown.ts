@@ -2,9 +2,17 @@
  * Markdown as chat models write it (CommonMark with GitHub's tables and strikethrough) → the
  * service's HTML, for the parse mode "Markdown (From AI)". Whatever the input, the result parses: it
  * uses only tags the service takes (b, i, s, code, pre, a, blockquote), every tag it opens it closes
- * in order, and every other `<`, `>` and `&` is escaped. What has no HTML in the service becomes
- * readable text: a heading bold, a list item a bullet (nested ones indented), a table monospaced in
- * aligned columns, a rule a line. Markup that is not closed stays as the characters it was.
+ * in order, nothing is nested where the service's rules forbid it (no code inside a link), and every
+ * other `<`, `>` and `&` is escaped. What has no HTML in the service becomes readable text: a heading
+ * bold, a list item a bullet (nested ones indented), a table monospaced in aligned columns, a rule a
+ * line. Markup that is not closed stays as the characters it was; a code block that is not closed
+ * runs to the end of the text, as CommonMark says.
+ *
+ * The text may come from any chat user (an AI bot quotes the user) and is converted inside n8n's
+ * process, so the time taken is linear in its length whatever it holds: lines are read by small
+ * scanners (no regular expression with nested or ambiguous quantifiers), emphasis is matched with
+ * CommonMark's delimiter stack, and every look-ahead (the backtick run closing a code span, the end of
+ * a link) is answered from indexes built once per line.
  */
 
 import type { IDataObject } from 'n8n-workflow';
@@ -14,202 +22,599 @@ import { failureOf } from '../../shared/transport';
 /** The parse mode value of Markdown from a chat model: converted here, sent as HTML. */
 export const MARKDOWN_FROM_AI = 'markdownFromAi';
 
-const PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+const ASCII_PUNCTUATION = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 export function escapeHtml(text: string): string {
-	return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+	return /[&<>]/.test(text) ? text.replace(/[&<>]/g, (char) => HTML_ESCAPES[char]) : text;
 }
 
 function escapeAttribute(text: string): string {
 	return escapeHtml(text).replace(/"/g, '&quot;');
 }
 
-function isWordChar(char: string | undefined): boolean {
-	return char !== undefined && /[\p{L}\p{N}]/u.test(char);
-}
-
-function isSpace(char: string | undefined): boolean {
+/** Whitespace; the start and the end of a line (undefined) count as whitespace for emphasis. */
+function isWhitespace(char: string | undefined): boolean {
 	return char === undefined || /\s/.test(char);
 }
 
-/** Links the service opens: web, mail and its own scheme; anything else stays text. */
+function isPunctuation(char: string | undefined): boolean {
+	return char !== undefined && (ASCII_PUNCTUATION.includes(char) || /[\p{P}\p{S}]/u.test(char));
+}
+
+function isAsciiPunctuation(char: string | undefined): boolean {
+	return char !== undefined && char.length === 1 && ASCII_PUNCTUATION.includes(char);
+}
+
+const SCHEMES = ['https://', 'http://', 'mailto:', 'tg://'];
+
+/** Links the service opens: web, mail and its own scheme, without spaces, quotes or angle brackets; anything else stays text. */
 function safeUrl(url: string): string | undefined {
 	const trimmed = url.trim();
-	return /^(https?:\/\/|mailto:|tg:\/\/)[^\s<>"]+$/i.test(trimmed) ? trimmed : undefined;
-}
-
-/** The emphasis delimiters, longest first, and the tag each becomes. */
-const EMPHASIS: ReadonlyArray<{ delimiter: string; tag: 'b' | 'i' | 's' }> = [
-	{ delimiter: '**', tag: 'b' },
-	{ delimiter: '__', tag: 'b' },
-	{ delimiter: '~~', tag: 's' },
-	{ delimiter: '*', tag: 'i' },
-	{ delimiter: '_', tag: 'i' },
-];
-
-/** Whether a delimiter at `index` may open (followed by a non-space; `_` not inside a word). */
-function canOpen(text: string, index: number, delimiter: string): boolean {
-	const after = text[index + delimiter.length];
-	if (isSpace(after)) return false;
-	return !(delimiter[0] === '_' && isWordChar(text[index - 1]));
-}
-
-/** Whether a delimiter at `index` may close (preceded by a non-space; `_` not inside a word). */
-function canClose(text: string, index: number, delimiter: string): boolean {
-	if (isSpace(text[index - 1])) return false;
-	return !(delimiter[0] === '_' && isWordChar(text[index + delimiter.length]));
-}
-
-/** Where a code span opened by `run` backticks at `index` closes, or -1. */
-function codeSpanEnd(text: string, index: number, run: number): number {
-	let at = index + run;
-	while (at < text.length) {
-		const next = text.indexOf('`'.repeat(run), at);
-		if (next < 0) return -1;
-		let length = 0;
-		while (text[next + length] === '`') length++;
-		if (length === run) return next;
-		at = next + length;
+	const start = trimmed.slice(0, 8).toLowerCase();
+	const scheme = SCHEMES.find((candidate) => start.startsWith(candidate));
+	if (scheme === undefined || trimmed.length === scheme.length) return undefined;
+	for (let index = scheme.length; index < trimmed.length; index++) {
+		const char = trimmed[index];
+		if (char === '<' || char === '>' || char === '"' || isWhitespace(char)) return undefined;
 	}
-	return -1;
+	return trimmed;
 }
 
-function backtickRun(text: string, index: number): number {
-	let run = 0;
-	while (text[index + run] === '`') run++;
-	return run;
+/** The characters that may start markup inline; any other character is text. */
+const INLINE_SPECIAL = new Set(['\\', '`', '<', '*', '_', '~', '[', ']']);
+
+/** A piece of a line's inline output: its HTML, the text a reader sees, and its HTML inside a link's label. */
+interface Piece {
+	html: string;
+	text: string;
+	/** Code and autolinks: inside a link's label they become text, as the service nests nothing in a link. */
+	inLink?: string;
+	delimiter?: Delimiter;
 }
 
-/** The closing `]` of a link text opened at `index`, skipping escapes and code spans, or -1. */
-function linkTextEnd(text: string, index: number): number {
-	let depth = 0;
-	for (let at = index; at < text.length; at++) {
-		const char = text[at];
-		if (char === '\\') at++;
-		else if (char === '`') {
-			const run = backtickRun(text, at);
-			const end = codeSpanEnd(text, at, run);
-			if (end < 0) at += run - 1;
-			else at = end + run - 1;
-		} else if (char === '[') depth++;
-		else if (char === ']' && --depth === 0) return at;
+/** A run of `*`, `_` or `~~` that may open or close emphasis (CommonMark's delimiter run). */
+interface Delimiter {
+	char: string;
+	/** The run's length as written, for the rule of 3. */
+	length: number;
+	/** The characters not yet used by a match. */
+	count: number;
+	canOpen: boolean;
+	canClose: boolean;
+	prev?: Delimiter;
+	next?: Delimiter;
+	/** Tags this run opens after its remaining characters, innermost first. */
+	opens?: string[];
+	/** Tags this run closes before its remaining characters, innermost first. */
+	closes?: string[];
+}
+
+/** A `[` that may start a link's label. */
+interface Bracket {
+	piece: number;
+	/** The last delimiter before it: emphasis inside the label is matched above it. */
+	below?: Delimiter;
+	active: boolean;
+}
+
+/** Where a delimiter kind keeps its openers' search floors: per character, whether the closer can open, and its length mod 3. */
+function floorKey(delimiter: Delimiter): number {
+	if (delimiter.char === '~') return 12;
+	return (delimiter.char === '*' ? 0 : 6) + (delimiter.canOpen ? 3 : 0) + (delimiter.length % 3);
+}
+
+/** Look-aheads of a link's destination and title, each answered in constant time from arrays built in one pass. */
+interface LinkIndex {
+	/** Unescaped `(` minus `)` before each position. */
+	depth: Int32Array;
+	/** The first position after each where the depth falls below the depth there (just after an unbalanced `)`). */
+	depthFalls: Int32Array;
+	/** The first position at or after each where a destination must stop (whitespace or a control character). */
+	stop: Int32Array;
+	/** The first position at or after each that is not whitespace. */
+	nonSpace: Int32Array;
+	/** The next unescaped occurrence of `"`, `'`, `(`, `)`, `<`, `>` at or after each position. */
+	next: Record<string, Int32Array>;
+}
+
+const INDEXED = ['"', "'", '(', ')', '<', '>'];
+
+function linkIndex(text: string): LinkIndex {
+	const length = text.length;
+	const escaped = new Uint8Array(length + 1);
+	for (let index = 0; index < length; index++) {
+		if (text[index] === '\\' && !escaped[index] && isAsciiPunctuation(text[index + 1])) escaped[index + 1] = 1;
 	}
-	return -1;
+	const depth = new Int32Array(length + 1);
+	for (let index = 0; index < length; index++) {
+		const char = text[index];
+		depth[index + 1] = depth[index] + (escaped[index] ? 0 : char === '(' ? 1 : char === ')' ? -1 : 0);
+	}
+	// The next strictly lower depth after each position: a monotonic stack from the right.
+	const depthFalls = new Int32Array(length + 1);
+	const stack: number[] = [];
+	for (let index = length; index >= 0; index--) {
+		while (stack.length > 0 && depth[stack[stack.length - 1]] >= depth[index]) stack.pop();
+		depthFalls[index] = stack.length > 0 ? stack[stack.length - 1] : length + 1;
+		stack.push(index);
+	}
+	const stop = new Int32Array(length + 1);
+	const nonSpace = new Int32Array(length + 1);
+	const next: Record<string, Int32Array> = {};
+	for (const char of INDEXED) next[char] = new Int32Array(length + 1).fill(-1);
+	stop[length] = length;
+	nonSpace[length] = length;
+	for (let index = length - 1; index >= 0; index--) {
+		const char = text[index];
+		const code = text.charCodeAt(index);
+		stop[index] = code <= 0x20 || code === 0x7f || isWhitespace(char) ? index : stop[index + 1];
+		nonSpace[index] = isWhitespace(char) ? nonSpace[index + 1] : index;
+		for (const indexed of INDEXED) next[indexed][index] = char === indexed && !escaped[index] ? index : next[indexed][index + 1];
+	}
+	return { depth, depthFalls, stop, nonSpace, next };
+}
+
+/** Removes backslash escapes (a backslash before ASCII punctuation). */
+function unescape(text: string): string {
+	let out = '';
+	for (let index = 0; index < text.length; index++) {
+		if (text[index] === '\\' && isAsciiPunctuation(text[index + 1])) index++;
+		out += text[index];
+	}
+	return out;
 }
 
 /**
- * Inline Markdown → HTML. `stop` ends the run at a closing delimiter (for emphasis contents); the
- * result says where it stopped. Openers without a closer stay text, so tags always balance.
+ * The inline link after a label's `]` at `start` (CommonMark: `(destination "title")`): its URL and
+ * where it ends, or undefined.
  */
-function inline(text: string, from = 0, stop?: string, links = true): { html: string; end: number; closed: boolean } {
-	let html = '';
-	let index = from;
-	while (index < text.length) {
-		const char = text[index];
-		if (stop !== undefined && text.startsWith(stop, index) && canClose(text, index, stop) && index > from) {
-			return { html, end: index + stop.length, closed: true };
-		}
-		if (char === '\\' && index + 1 < text.length && PUNCTUATION.includes(text[index + 1])) {
-			html += escapeHtml(text[index + 1]);
-			index += 2;
-			continue;
-		}
-		if (char === '`') {
-			const run = backtickRun(text, index);
-			const end = codeSpanEnd(text, index, run);
-			if (end < 0) {
-				html += '`'.repeat(run);
-				index += run;
-				continue;
-			}
-			let code = text.slice(index + run, end);
-			if (code.length > 2 && code.startsWith(' ') && code.endsWith(' ') && code.trim() !== '') code = code.slice(1, -1);
-			html += `<code>${escapeHtml(code)}</code>`;
-			index = end + run;
-			continue;
-		}
-		if (char === '<') {
-			const close = text.indexOf('>', index);
-			const url = close < 0 ? undefined : safeUrl(text.slice(index + 1, close));
-			if (links && url !== undefined) {
-				html += `<a href="${escapeAttribute(url)}">${escapeHtml(url)}</a>`;
-				index = close + 1;
-				continue;
-			}
-		}
-		if (char === '[' && links) {
-			const textEnd = linkTextEnd(text, index);
-			if (textEnd > index && text[textEnd + 1] === '(') {
-				const urlEnd = text.indexOf(')', textEnd + 2);
-				const url = urlEnd < 0 ? undefined : safeUrl(text.slice(textEnd + 2, urlEnd).split(/\s+"/)[0]);
-				if (url !== undefined) {
-					const label = inline(text.slice(index + 1, textEnd), 0, undefined, false).html;
-					html += `<a href="${escapeAttribute(url)}">${label === '' ? escapeHtml(url) : label}</a>`;
-					index = urlEnd + 1;
-					continue;
-				}
-			}
-		}
-		const emphasis = EMPHASIS.find(({ delimiter }) => text.startsWith(delimiter, index));
-		if (emphasis && canOpen(text, index, emphasis.delimiter)) {
-			const inner = inline(text, index + emphasis.delimiter.length, emphasis.delimiter, links);
-			if (inner.closed) {
-				html += `<${emphasis.tag}>${inner.html}</${emphasis.tag}>`;
-				index = inner.end;
-				continue;
-			}
-			html += escapeHtml(emphasis.delimiter);
-			index += emphasis.delimiter.length;
-			continue;
-		}
-		html += escapeHtml(char);
-		index++;
+function inlineLink(text: string, start: number, index: LinkIndex): { url: string; end: number } | undefined {
+	if (text[start] !== '(') return undefined;
+	let at = index.nonSpace[start + 1];
+	let destination: string;
+	if (text[at] === '<') {
+		const close = index.next['>'][at + 1];
+		const open = index.next['<'][at + 1];
+		if (close < 0 || (open >= 0 && open < close)) return undefined;
+		destination = text.slice(at + 1, close);
+		at = close + 1;
+	} else {
+		// Up to whitespace or an unbalanced `)`; parentheses inside only when balanced.
+		const end = Math.min(index.stop[at], index.depthFalls[at] - 1);
+		if (index.depth[end] !== index.depth[at]) return undefined;
+		destination = text.slice(at, end);
+		at = end;
 	}
-	return { html, end: index, closed: false };
+	const afterDestination = index.nonSpace[at];
+	if (text[afterDestination] === ')') return { url: unescape(destination), end: afterDestination + 1 };
+	// A title: separated by whitespace, in "…", '…' or (…).
+	const quote = text[afterDestination];
+	if (afterDestination === at || (quote !== '"' && quote !== "'" && quote !== '(')) return undefined;
+	const close = index.next[quote === '(' ? ')' : quote][afterDestination + 1];
+	if (close < 0) return undefined;
+	if (quote === '(') {
+		const nested = index.next['('][afterDestination + 1];
+		if (nested >= 0 && nested < close) return undefined;
+	}
+	const end = index.nonSpace[close + 1];
+	return text[end] === ')' ? { url: unescape(destination), end: end + 1 } : undefined;
 }
 
+/** Where each backtick run of a line starts, by its length: a code span's closer is the next run of the same length. */
+class BacktickRuns {
+	private readonly starts = new Map<number, number[]>();
+	private readonly cursors = new Map<number, number>();
+
+	constructor(text: string) {
+		for (let index = 0; index < text.length; index++) {
+			if (text[index] !== '`') continue;
+			let end = index;
+			while (text[end] === '`') end++;
+			const runs = this.starts.get(end - index);
+			if (runs) runs.push(index);
+			else this.starts.set(end - index, [index]);
+			index = end - 1;
+		}
+	}
+
+	/** The first run of exactly `length` backticks starting at or after `from`, or -1. Asked with growing `from`. */
+	closer(length: number, from: number): number {
+		const runs = this.starts.get(length);
+		if (!runs) return -1;
+		let cursor = this.cursors.get(length) ?? 0;
+		while (cursor < runs.length && runs[cursor] < from) cursor++;
+		this.cursors.set(length, cursor);
+		return cursor < runs.length ? runs[cursor] : -1;
+	}
+}
+
+/** One line's inline Markdown, parsed into pieces (CommonMark's inline algorithm, restricted to what the service shows). */
+class InlineParser {
+	private readonly pieces: Piece[] = [];
+	private pending = '';
+	private top: Delimiter | undefined;
+	private readonly brackets: Bracket[] = [];
+	private backticks: BacktickRuns | undefined;
+	private links: LinkIndex | undefined;
+
+	constructor(private readonly text: string) {}
+
+	parse(): Piece[] {
+		const { text } = this;
+		let index = 0;
+		while (index < text.length) {
+			const char = text[index];
+			if (!INLINE_SPECIAL.has(char)) {
+				let end = index + 1;
+				while (end < text.length && !INLINE_SPECIAL.has(text[end])) end++;
+				this.pending += text.slice(index, end);
+				index = end;
+			} else if (char === '\\') {
+				if (isAsciiPunctuation(text[index + 1])) {
+					this.pending += text[index + 1];
+					index += 2;
+				} else {
+					this.pending += char;
+					index++;
+				}
+			} else if (char === '`') {
+				index = this.codeSpan(index);
+			} else if (char === '<') {
+				index = this.autolink(index);
+			} else if (char === '[') {
+				this.push({ html: '[', text: '[' });
+				this.brackets.push({ piece: this.pieces.length - 1, below: this.top, active: true });
+				index++;
+			} else if (char === ']') {
+				index = this.closeBracket(index);
+			} else {
+				index = this.delimiterRun(index);
+			}
+		}
+		this.flush();
+		this.processEmphasis(undefined);
+		return this.pieces;
+	}
+
+	private flush(): void {
+		if (this.pending === '') return;
+		this.pieces.push({ html: escapeHtml(this.pending), text: this.pending });
+		this.pending = '';
+	}
+
+	private push(piece: Piece): void {
+		this.flush();
+		this.pieces.push(piece);
+	}
+
+	private codeSpan(index: number): number {
+		const { text } = this;
+		let end = index;
+		while (text[end] === '`') end++;
+		const length = end - index;
+		this.backticks ??= new BacktickRuns(text);
+		const close = this.backticks.closer(length, end);
+		if (close < 0) {
+			this.pending += text.slice(index, end);
+			return end;
+		}
+		let code = text.slice(end, close);
+		if (code.length > 2 && code.startsWith(' ') && code.endsWith(' ') && code.trim() !== '') code = code.slice(1, -1);
+		this.push({ html: `<code>${escapeHtml(code)}</code>`, text: code, inLink: escapeHtml(code) });
+		return close + length;
+	}
+
+	/** `<https://…>`: up to the first `>`, with no whitespace or `<` before it. */
+	private autolink(index: number): number {
+		const { text } = this;
+		let end = index + 1;
+		while (end < text.length && text[end] !== '>' && text[end] !== '<' && !isWhitespace(text[end])) end++;
+		const url = text[end] === '>' ? safeUrl(text.slice(index + 1, end)) : undefined;
+		if (url === undefined) {
+			this.pending += '<';
+			return index + 1;
+		}
+		this.push({ html: `<a href="${escapeAttribute(url)}">${escapeHtml(url)}</a>`, text: url, inLink: escapeHtml(`<${url}>`) });
+		return end + 1;
+	}
+
+	private delimiterRun(index: number): number {
+		const { text } = this;
+		const char = text[index];
+		let end = index;
+		while (text[end] === char) end++;
+		const run = text.slice(index, end);
+		// Strikethrough is exactly two tildes; other tilde runs are text.
+		if (char === '~' && run.length !== 2) {
+			this.pending += run;
+			return end;
+		}
+		const before = text[index - 1];
+		const after = text[end];
+		const leftFlanking = !isWhitespace(after) && (!isPunctuation(after) || isWhitespace(before) || isPunctuation(before));
+		const rightFlanking = !isWhitespace(before) && (!isPunctuation(before) || isWhitespace(after) || isPunctuation(after));
+		const canOpen = char === '_' ? leftFlanking && (!rightFlanking || isPunctuation(before)) : leftFlanking;
+		const canClose = char === '_' ? rightFlanking && (!leftFlanking || isPunctuation(after)) : rightFlanking;
+		if (!canOpen && !canClose) {
+			this.pending += run;
+			return end;
+		}
+		const delimiter: Delimiter = { char, length: run.length, count: run.length, canOpen, canClose, prev: this.top };
+		if (this.top) this.top.next = delimiter;
+		this.top = delimiter;
+		this.push({ html: run, text: run, delimiter });
+		return end;
+	}
+
+	private closeBracket(index: number): number {
+		const opener = this.brackets.at(-1);
+		if (!opener) {
+			this.pending += ']';
+			return index + 1;
+		}
+		const link = opener.active && this.text[index + 1] === '(' ? inlineLink(this.text, index + 1, (this.links ??= linkIndex(this.text))) : undefined;
+		const url = link && safeUrl(link.url);
+		this.brackets.pop();
+		if (!link || url === undefined) {
+			this.pending += ']';
+			return index + 1;
+		}
+		this.flush();
+		this.processEmphasis(opener.below);
+		const empty = opener.piece === this.pieces.length - 1;
+		for (let piece = opener.piece + 1; piece < this.pieces.length; piece++) {
+			const inLink = this.pieces[piece].inLink;
+			if (inLink !== undefined) this.pieces[piece].html = inLink;
+		}
+		this.pieces[opener.piece] = { html: `<a href="${escapeAttribute(url)}">`, text: '' };
+		if (empty) this.pieces.push({ html: escapeHtml(url), text: url });
+		this.pieces.push({ html: '</a>', text: '' });
+		// No link inside a link: every `[` before this one can no longer start one. Those below an inactive one already are.
+		for (let below = this.brackets.length - 1; below >= 0 && this.brackets[below].active; below--) this.brackets[below].active = false;
+		return link.end;
+	}
+
+	/** CommonMark's "process emphasis" over the delimiters above `bottom`, which are then removed. */
+	private processEmphasis(bottom: Delimiter | undefined): void {
+		const floors: Array<Delimiter | undefined> = new Array<Delimiter | undefined>(13).fill(bottom);
+		let closer = bottom ? bottom.next : this.first(bottom);
+		while (closer) {
+			if (!closer.canClose) {
+				closer = closer.next;
+				continue;
+			}
+			const key = floorKey(closer);
+			let opener = closer.prev;
+			while (opener && opener !== bottom && opener !== floors[key] && !this.matches(opener, closer)) opener = opener.prev;
+			const found = opener !== undefined && opener !== bottom && opener !== floors[key];
+			if (found && opener) {
+				const use = closer.char === '~' || (closer.count >= 2 && opener.count >= 2) ? 2 : 1;
+				const tag = closer.char === '~' ? 's' : use === 2 ? 'b' : 'i';
+				opener.count -= use;
+				closer.count -= use;
+				(opener.opens ??= []).push(`<${tag}>`);
+				(closer.closes ??= []).push(`</${tag}>`);
+				// The delimiters between them can no longer match anything.
+				opener.next = closer;
+				closer.prev = opener;
+				if (opener.count === 0) this.remove(opener);
+				if (closer.count === 0) {
+					const next = closer.next;
+					this.remove(closer);
+					closer = next;
+				}
+			} else {
+				floors[key] = closer.prev;
+				const next = closer.next;
+				if (!closer.canOpen) this.remove(closer);
+				closer = next;
+			}
+		}
+		// Everything above the bottom is done.
+		if (bottom) bottom.next = undefined;
+		this.top = bottom;
+	}
+
+	private matches(opener: Delimiter, closer: Delimiter): boolean {
+		if (opener.char !== closer.char || !opener.canOpen) return false;
+		if (closer.char === '~') return true;
+		// The rule of 3: a run that can both open and close does not pair with one making a multiple of 3.
+		const bothWays = closer.canOpen || opener.canClose;
+		return !(bothWays && closer.length % 3 !== 0 && (opener.length + closer.length) % 3 === 0);
+	}
+
+	private first(bottom: Delimiter | undefined): Delimiter | undefined {
+		let delimiter = this.top;
+		while (delimiter?.prev && delimiter.prev !== bottom) delimiter = delimiter.prev;
+		return delimiter;
+	}
+
+	private remove(delimiter: Delimiter): void {
+		if (delimiter.prev) delimiter.prev.next = delimiter.next;
+		if (delimiter.next) delimiter.next.prev = delimiter.prev;
+		if (this.top === delimiter) this.top = delimiter.prev;
+	}
+}
+
+function pieceHtml(piece: Piece): string {
+	const { delimiter } = piece;
+	if (!delimiter) return piece.html;
+	const closes = delimiter.closes?.join('') ?? '';
+	const opens = delimiter.opens ? [...delimiter.opens].reverse().join('') : '';
+	return `${closes}${delimiter.char.repeat(delimiter.count)}${opens}`;
+}
+
+/** Inline Markdown → HTML. Openers without a closer stay text, so tags always balance. */
 function inlineHtml(text: string): string {
-	return inline(text).html;
+	return new InlineParser(text)
+		.parse()
+		.map((piece) => pieceHtml(piece))
+		.join('');
 }
 
 /** The visible text of inline Markdown (for table cells, which are shown monospaced). */
 function inlineText(text: string): string {
-	return inlineHtml(text)
-		.replace(/<[^>]*>/g, '')
-		.replace(/&lt;/g, '<')
-		.replace(/&gt;/g, '>')
-		.replace(/&quot;/g, '"')
-		.replace(/&amp;/g, '&');
+	return new InlineParser(text)
+		.parse()
+		.map((piece) => (piece.delimiter ? piece.delimiter.char.repeat(piece.delimiter.count) : piece.text))
+		.join('');
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)[^`]*$/;
-const HEADING = /^ {0,3}(#{1,6})(?:\s+(.*?))?\s*#*\s*$/;
-const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
-const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
-const QUOTE = /^ {0,3}>\s?(.*)$/;
-const TABLE_DELIMITER = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+/** Where a line's content starts after up to 3 spaces of indentation. */
+function indentEnd(line: string): number {
+	let index = 0;
+	while (index < 3 && line[index] === ' ') index++;
+	return index;
+}
+
+function runEnd(line: string, from: number, char: string): number {
+	let end = from;
+	while (line[end] === char) end++;
+	return end;
+}
+
+function isBlank(line: string, from = 0): boolean {
+	for (let index = from; index < line.length; index++) if (!isWhitespace(line[index])) return false;
+	return true;
+}
+
+function isLanguageChar(char: string): boolean {
+	return /[\w+#.-]/.test(char);
+}
+
+/** A code fence: 3 or more backticks or tildes, an optional language, no backtick after them. */
+function fenceOf(line: string): { char: string; length: number; language: string } | undefined {
+	const start = indentEnd(line);
+	const char = line[start];
+	if (char !== '`' && char !== '~') return undefined;
+	const end = runEnd(line, start, char);
+	if (end - start < 3 || line.includes('`', end)) return undefined;
+	let languageStart = end;
+	while (languageStart < line.length && isWhitespace(line[languageStart])) languageStart++;
+	let languageEnd = languageStart;
+	while (languageEnd < line.length && isLanguageChar(line[languageEnd])) languageEnd++;
+	return { char, length: end - start, language: line.slice(languageStart, languageEnd) };
+}
+
+function closesFence(line: string, fence: { char: string; length: number }): boolean {
+	const start = indentEnd(line);
+	const end = runEnd(line, start, fence.char);
+	return end - start >= fence.length && isBlank(line, end);
+}
+
+/** An ATX heading's content (`## Title ##` → `Title`), or undefined when the line is not one. */
+function headingOf(line: string): string | undefined {
+	const start = indentEnd(line);
+	const end = runEnd(line, start, '#');
+	if (end === start || end - start > 6 || !isWhitespace(line[end])) return undefined;
+	const content = line.slice(end).trim();
+	// A closing sequence of # counts only after whitespace (or alone).
+	let closing = content.length;
+	while (closing > 0 && content[closing - 1] === '#') closing--;
+	if (closing === 0) return '';
+	return closing < content.length && isWhitespace(content[closing - 1]) ? content.slice(0, closing).trimEnd() : content;
+}
+
+/** A thematic break: 3 or more of the same `-`, `*` or `_`, with only whitespace between. */
+function isRule(line: string): boolean {
+	const start = indentEnd(line);
+	const char = line[start];
+	if (char !== '-' && char !== '*' && char !== '_') return false;
+	let count = 0;
+	for (let index = start; index < line.length; index++) {
+		if (line[index] === char) count++;
+		else if (!isWhitespace(line[index])) return false;
+	}
+	return count >= 3;
+}
+
+function quoteOf(line: string): string | undefined {
+	const start = indentEnd(line);
+	if (line[start] !== '>') return undefined;
+	return line.slice(start + 1 + (line.length > start + 1 && isWhitespace(line[start + 1]) ? 1 : 0));
+}
+
+function isDigit(char: string | undefined): boolean {
+	return char !== undefined && char >= '0' && char <= '9';
+}
+
+/** A list item: its indentation (tabs as 4), its marker and its content. */
+function listItemOf(line: string): { indent: number; marker: string; content: string } | undefined {
+	let start = 0;
+	let indent = 0;
+	while (start < line.length && isWhitespace(line[start])) indent += line[start++] === '\t' ? 4 : 1;
+	let end = start;
+	if ('-*+'.includes(line[start] ?? 'x')) end = start + 1;
+	else {
+		end = start;
+		while (isDigit(line[end])) end++;
+		if (end === start || end - start > 9 || (line[end] !== '.' && line[end] !== ')')) return undefined;
+		end++;
+	}
+	if (end >= line.length || !isWhitespace(line[end])) return undefined;
+	let content = end;
+	while (content < line.length && isWhitespace(line[content])) content++;
+	return { indent, marker: line.slice(start, end), content: line.slice(content) };
+}
+
+/** A table's delimiter row: cells of `:?-+:?` between pipes, the outer pipes optional. */
+function isTableDelimiter(line: string): boolean {
+	let row = line.trim();
+	if (row.startsWith('|')) row = row.slice(1);
+	if (row.endsWith('|')) row = row.slice(0, -1);
+	for (const cell of row.split('|')) {
+		const trimmed = cell.trim();
+		const from = trimmed.startsWith(':') ? 1 : 0;
+		const to = trimmed.length - (trimmed.length > from && trimmed.endsWith(':') ? 1 : 0);
+		if (to <= from) return false;
+		for (let index = from; index < to; index++) if (trimmed[index] !== '-') return false;
+	}
+	return true;
+}
 
 function tableCells(line: string): string[] {
 	let row = line.trim();
 	if (row.startsWith('|')) row = row.slice(1);
 	if (row.endsWith('|') && !row.endsWith('\\|')) row = row.slice(0, -1);
-	return row.split(/(?<!\\)\|/).map((cell) => inlineText(cell.trim().replace(/\\\|/g, '|')));
+	const cells: string[] = [];
+	let start = 0;
+	for (let index = 0; index <= row.length; index++) {
+		if (index < row.length && (row[index] !== '|' || row[index - 1] === '\\')) continue;
+		cells.push(inlineText(row.slice(start, index).trim().replace(/\\\|/g, '|')));
+		start = index + 1;
+	}
+	return cells;
 }
+
+/** Aligned columns may pad a table up to this many times its own length; beyond, cells are not padded. */
+const TABLE_PADDING_FACTOR = 4;
 
 /** A table in aligned columns, monospaced: the service has no table. */
 function renderTable(header: string, rows: string[]): string {
 	const lines = [tableCells(header), ...rows.map(tableCells)];
-	const columns = Math.max(...lines.map((cells) => cells.length));
-	const widths = Array.from({ length: columns }, (_, column) => Math.max(...lines.map((cells) => Array.from(cells[column] ?? '').length)));
+	const widths: number[] = [];
+	let written = header.length;
+	for (const row of rows) written += row.length;
+	for (const cells of lines) {
+		for (let column = 0; column < cells.length; column++) widths[column] = Math.max(widths[column] ?? 0, Array.from(cells[column]).length);
+	}
+	let lineWidth = 0;
+	for (const width of widths) lineWidth += width + 3;
+	// A few wide columns over many short rows would pad the text to the square of its length.
+	const aligned = lineWidth * lines.length <= TABLE_PADDING_FACTOR * written + 1024;
 	const format = (cells: string[]): string =>
-		widths
-			.map((width, column) => {
-				const cell = cells[column] ?? '';
-				return cell + ' '.repeat(width - Array.from(cell).length);
-			})
-			.join(' | ')
-			.trimEnd();
-	const rule = widths.map((width) => '-'.repeat(Math.max(width, 1))).join('-+-');
+		aligned
+			? widths
+					.map((width, column) => {
+						const cell = cells[column] ?? '';
+						return cell + ' '.repeat(width - Array.from(cell).length);
+					})
+					.join(' | ')
+					.trimEnd()
+			: cells.join(' | ');
+	const rule = (aligned ? widths : lines[0].map((cell) => Array.from(cell).length)).map((width) => '-'.repeat(Math.max(width, 1))).join('-+-');
 	return `<pre>${escapeHtml([format(lines[0]), rule, ...lines.slice(1).map(format)].join('\n'))}</pre>`;
 }
 
@@ -219,47 +624,48 @@ export function markdownToHtml(markdown: string): string {
 	const out: string[] = [];
 	for (let index = 0; index < lines.length; index++) {
 		const line = lines[index];
-		const fence = FENCE.exec(line);
+		const fence = fenceOf(line);
 		if (fence) {
-			const marker = fence[1];
 			const body: string[] = [];
 			index++;
-			while (index < lines.length && !new RegExp(`^ {0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}\\s*$`).test(lines[index])) {
-				body.push(lines[index]);
-				index++;
-			}
-			const language = fence[2] ? ` class="language-${escapeAttribute(fence[2])}"` : '';
-			out.push(language ? `<pre><code${language}>${escapeHtml(body.join('\n'))}</code></pre>` : `<pre>${escapeHtml(body.join('\n'))}</pre>`);
+			while (index < lines.length && !closesFence(lines[index], fence)) body.push(lines[index++]);
+			const code = escapeHtml(body.join('\n'));
+			out.push(fence.language ? `<pre><code class="language-${escapeAttribute(fence.language)}">${code}</code></pre>` : `<pre>${code}</pre>`);
 			continue;
 		}
-		if (line.includes('|') && index + 1 < lines.length && TABLE_DELIMITER.test(lines[index + 1]) && lines[index + 1].includes('-')) {
+		if (line.includes('|') && index + 1 < lines.length && isTableDelimiter(lines[index + 1])) {
 			const rows: string[] = [];
 			let next = index + 2;
-			while (next < lines.length && lines[next].includes('|') && lines[next].trim() !== '') rows.push(lines[next++]);
+			while (next < lines.length && lines[next].includes('|') && !isBlank(lines[next])) rows.push(lines[next++]);
 			out.push(renderTable(line, rows));
 			index = next - 1;
 			continue;
 		}
-		const heading = HEADING.exec(line);
-		if (heading) {
-			out.push(heading[2] ? `<b>${inlineHtml(heading[2])}</b>` : '');
+		const heading = headingOf(line);
+		if (heading !== undefined) {
+			out.push(heading ? `<b>${inlineHtml(heading)}</b>` : '');
 			continue;
 		}
-		if (RULE.test(line)) {
+		if (isRule(line)) {
 			out.push('———');
 			continue;
 		}
-		if (QUOTE.test(line)) {
-			const quoted = [(QUOTE.exec(line) as RegExpExecArray)[1]];
-			while (index + 1 < lines.length && QUOTE.test(lines[index + 1])) quoted.push((QUOTE.exec(lines[++index]) as RegExpExecArray)[1]);
+		const quote = quoteOf(line);
+		if (quote !== undefined) {
+			const quoted = [quote];
+			while (index + 1 < lines.length) {
+				const next = quoteOf(lines[index + 1]);
+				if (next === undefined) break;
+				quoted.push(next);
+				index++;
+			}
 			out.push(`<blockquote>${quoted.map((text) => inlineHtml(text)).join('\n')}</blockquote>`);
 			continue;
 		}
-		const item = LIST_ITEM.exec(line);
+		const item = listItemOf(line);
 		if (item) {
-			const depth = Math.floor(item[1].replace(/\t/g, '    ').length / 2);
-			const marker = /\d/.test(item[2]) ? `${item[2].slice(0, -1)}.` : '•';
-			out.push(`${'  '.repeat(depth)}${marker} ${inlineHtml(item[3])}`);
+			const marker = isDigit(item.marker[0]) ? `${item.marker.slice(0, -1)}.` : '•';
+			out.push(`${'  '.repeat(Math.floor(item.indent / 2))}${marker} ${inlineHtml(item.content)}`);
 			continue;
 		}
 		out.push(inlineHtml(line));

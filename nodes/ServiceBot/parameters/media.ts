@@ -14,6 +14,7 @@ import { LIMITS } from '../../shared/spec';
 import { FileUpload } from '../../shared/transport';
 import type { At } from './errors';
 import { inputError, listWords, quote } from './errors';
+import { checkFixedValue } from './fixed';
 import type { ParamKindDefinition, ReadItem } from './kind';
 import { baseField } from './kind';
 import type { Param } from './param';
@@ -156,6 +157,7 @@ export const mediaKind: ParamKindDefinition = {
 	read(_value, param, item) {
 		const source = nodeParameter(item.ctx, MEDIA_FIELDS.source, item.itemIndex, MEDIA_ID);
 		if (source === BINARY_FILE) return readBinaryFile(param, item);
+		checkFixedValue(item, param, fieldName(param));
 		return checkUuid(item.at, param.displayName, nodeParameter(item.ctx, fieldName(param), item.itemIndex, ''), 'media file');
 	},
 };

@@ -6,7 +6,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 /** The node versions; a new node gets the newest. */
-export const NODE_VERSIONS = [1, 2] as const;
+export const NODE_VERSIONS = [1, 2, 3] as const;
 
 /**
  * The kind of a wire parameter: it decides the editor field and the check.

@@ -35,11 +35,21 @@ function title(value: string): string {
 		.join(' ');
 }
 
+/**
+ * Where an ID of a kind comes from, said when a number was given: IDs on Telegram are numbers, and a
+ * number is what a user who knows Telegram's bots enters first.
+ */
+const UUID_SOURCES: Record<string, string> = {
+	user: "User IDs of this service are UUIDs, not numbers as on Telegram: map {{ $json.user_id }} from the Service Bot Trigger's output (as an expression)",
+	'media file': "Media IDs of this service are UUIDs, not numbers: map the file_id of a received or sent file, e.g. {{ $json.file_id }} after a send (as an expression)",
+};
+
 export function checkUuid(at: At, field: string, value: unknown, what: string): string {
 	const text = readText(at, field, value).trim();
 	if (text === '') throw inputError(at, field, `is required: the ${what} UUID`);
-	if (!UUID_PATTERN.test(text)) throw inputError(at, field, `${show(text)} is not a ${what} UUID`);
-	return text;
+	if (UUID_PATTERN.test(text)) return text;
+	const source = /^[-+]?\d+$/.test(text) ? UUID_SOURCES[what] : undefined;
+	throw inputError(at, field, `${show(text)} is not a ${what} UUID${source ? `. ${source}` : ''}`);
 }
 
 function checkInteger(at: At, field: string, value: unknown, param: Param): number {

@@ -1,7 +1,27 @@
 /** Spec 4.3 Callback answers: dismiss the loading state of a button click. */
 import { LIMITS } from '../../shared/spec';
+import { SHARED_CLICKS_ADVICE, clickReceivers, describeWorkflows } from '../../shared/trigger/holders';
 import type { Method } from './method';
 import { about, inResource } from './method';
+
+/**
+ * Why the service refused to answer a click (Telegram's "query is too old and response timeout expired
+ * or query ID is invalid": a click is answered once, within seconds). When several workflows of this
+ * n8n run for the bot's clicks, another one most likely answered it first.
+ */
+function clickAnswered(token: string): { text: string; explains: boolean } {
+	const receivers = clickReceivers(token);
+	if (receivers.length > 1) {
+		return {
+			text: `This click was already answered, most likely by another workflow on this bot: ${describeWorkflows(receivers)} all run for its button clicks. ${SHARED_CLICKS_ADVICE}`,
+			explains: true,
+		};
+	}
+	return {
+		text: 'This click was already answered, or it is too old to answer (the service takes one answer per click, within seconds of the tap). Answer Callback Query once, right after the trigger',
+		explains: false,
+	};
+}
 
 export const callbackMethods: readonly Method[] = inResource('callback', [
 	{
@@ -49,5 +69,6 @@ export const callbackMethods: readonly Method[] = inResource('callback', [
 			},
 		],
 		output: { kind: 'clickAnswer' },
+		moot: { status: 400, matches: /query is too old|query ID is invalid/i, since: 3, result: false, notice: clickAnswered },
 	},
 ]);

@@ -47,6 +47,22 @@ export interface PreparedRequest {
 	readonly plain?: IDataObject;
 }
 
+/**
+ * A refusal that means there is nothing left to do (a click another workflow on the bot answered
+ * first): from node version `since`, the item is output as if `result` had come back, with `notice`
+ * saying what happened, and the editor shows the notice as a warning on the node's output; so the
+ * workflow goes on. Earlier versions fail as before, with `notice` as the message when it names the
+ * cause (`explains`).
+ */
+export interface MootRefusal {
+	readonly status: number;
+	readonly matches: RegExp;
+	readonly since: number;
+	readonly result: unknown;
+	/** What happened, for the bot of `token` as this n8n knows it; `explains` when it names the cause. */
+	readonly notice: (token: string) => { readonly text: string; readonly explains: boolean };
+}
+
 export interface Method {
 	/** The wire method name; also the operation's value in the node. */
 	readonly name: string;
@@ -69,6 +85,8 @@ export interface Method {
 	readonly options?: readonly INodeProperties[];
 	/** Refusals the node explains in its own words (what the user should do); the service's text stays in the details. */
 	readonly refusals?: ReadonlyArray<{ readonly status: number; readonly matches?: RegExp; readonly message: string }>;
+	/** A refusal that leaves the request nothing to do: an outcome to report, not an error. */
+	readonly moot?: MootRefusal;
 	/** Own behaviour: the requests an item makes from its checked body (default: one request). */
 	readonly requests?: (body: IDataObject, item: ItemContext) => PreparedRequest[];
 }

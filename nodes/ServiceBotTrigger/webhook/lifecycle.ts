@@ -18,7 +18,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { callMethod, messageOf, pause } from '../../shared/transport';
 import type { Run } from '../../shared/trigger/identity';
 import { fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
-import { describeWorkflows, forgetHolder, holderOf, holdersOf, recordHolder } from '../../shared/trigger/holders';
+import { describeWorkflows, forgetHolder, holderOf, holdersOf, recordHolder, warnOfSharedClicks } from '../../shared/trigger/holders';
 import type { WebhookOptions } from '../../shared/trigger/settings';
 import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
@@ -159,7 +159,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const record = readRecord(this);
 	const exists = listeners.length > 1 || (record !== undefined && sameUrl(record.url, plan.url) && record.tag === plan.tag);
 	// n8n asks at every start: a published workflow whose webhook is in place holds the bot again.
-	if (exists && plan.run === 'production') recordHolder(plan.token, holderOf(this, 'webhook'));
+	if (exists) recordHolder(plan.token, holderOf(this, 'webhook', plan.run));
 	return exists;
 }
 
@@ -224,7 +224,9 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		listeners = now;
 	}
 	this.getWorkflowStaticData('node')[REGISTRATION_KEY] = record as unknown as IDataObject;
-	if (plan.run === 'production') recordHolder(plan.token, holderOf(this, 'webhook'));
+	const self = holderOf(this, 'webhook', plan.run);
+	recordHolder(plan.token, self);
+	warnOfSharedClicks(this, plan.token, self);
 	return true;
 }
 
@@ -244,7 +246,7 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 		const token = await requireToken(this);
 		// delete() runs in mode 'internal' for both; the URL n8n gives is the registration's own.
 		const run = record?.run ?? 'production';
-		if (run === 'production') forgetHolder(token, holderOf(this, 'webhook'));
+		forgetHolder(token, holderOf(this, 'webhook', run));
 		const self = listenerOf(url, run);
 		const origin = new URL(url).origin;
 		for (let write = 1; write <= MAX_WRITES; write++) {

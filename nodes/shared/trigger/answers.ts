@@ -19,6 +19,7 @@ import {
 	isAnswerData,
 	readAnswerData,
 	rememberedDecision,
+	resendQuestionUpdate,
 	signAnswer,
 	waitingBaseOf,
 } from '../answers';
@@ -245,6 +246,9 @@ async function answerTap(desk: AnswerDesk, update: ReceivedUpdate, data: string)
 	}
 	const reply = await bringAnswer(desk, button, url, { choice: button.choice, chatId, messageId, user: userOf(update) });
 	await notify(desk, callbackQueryId, reply.notice);
+	// A tap on a question that no longer waits: its answer's update, if this process could not send
+	// it, goes out now (the buttons being tapped show it is missing).
+	if (!reply.resumed) await resendQuestionUpdate(desk.ctx, { executionId: button.executionId, messageId, by: `Service Bot Trigger "${desk.ctx.getNode().name}"` });
 	return `an answer to execution ${button.executionId} (${reply.resumed ? 'resumed' : 'not resumed'})`;
 }
 

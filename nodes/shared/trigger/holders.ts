@@ -1,6 +1,6 @@
 /**
- * Who holds a bot in this n8n: the published workflows whose triggers receive its updates, by bot,
- * for the words of errors.
+ * Who holds a bot in this n8n: the workflows whose triggers receive its updates (published ones, and
+ * tests in the editor), by bot, for the words of errors and warnings.
  *
  * The workflows of one n8n share a bot within one kind of trigger (webhook: listeners.ts; polling:
  * ServiceBotPollingTrigger/feed.ts), but a bot with a webhook cannot be polled: publishing a webhook
@@ -8,20 +8,29 @@
  * "Published" for both; only its log says more, a minute later). With this list, the trigger being
  * published fails at once, naming the workflows that hold the bot, where the user acts.
  *
+ * Two workflows whose Trigger On both take clicks both run every click: the slower one's Answer
+ * Callback Query is refused, as a click is answered once (`clickReceivers` names them where that
+ * happens), and the same workflow tested in the editor beside its published copy does the same.
+ *
  * n8n runs every published trigger() on its (leader) main, and registers webhooks there too
  * (`checkExists` at every start, `create`, `delete`): so memory is where they meet. Another n8n on
  * the same bot is not in this list: the service's webhook or its 409 tells.
  */
-import type { TriggerContext } from './identity';
+import type { Run, TriggerContext } from './identity';
 import { botKeyOf } from './identity';
+import { filterTypes } from './settings';
 
 export type Holding = 'webhook' | 'polling';
 
 export interface Holder {
 	readonly holding: Holding;
+	/** A published workflow, or a test in the editor. */
+	readonly run: Run;
 	readonly workflowId: string;
 	readonly workflowName: string;
 	readonly nodeName: string;
+	/** Whether its Trigger On starts its workflow for button clicks. */
+	readonly receivesClicks: boolean;
 }
 
 const holders = new Map<string, Holder[]>();
@@ -30,16 +39,34 @@ function botKey(token: string): string {
 	return botKeyOf(token, 'held-bot');
 }
 
-/** A trigger as a holder of its bot. */
-export function holderOf(ctx: TriggerContext, holding: Holding): Holder {
-	return { holding, workflowId: String(ctx.getWorkflow().id ?? ''), workflowName: ctx.getWorkflow().name ?? '', nodeName: ctx.getNode().name };
+/** Whether Trigger On takes button clicks (all types, or clicks among them). */
+function takesClicks(ctx: TriggerContext): boolean {
+	const types = filterTypes(ctx);
+	return types.length === 0 || types.includes('callback_query');
 }
 
-const same = (a: Holder, b: Holder): boolean => a.holding === b.holding && a.workflowId === b.workflowId && a.nodeName === b.nodeName;
+/** A trigger as a holder of its bot, for a published workflow or a test. */
+export function holderOf(ctx: TriggerContext, holding: Holding, run: Run): Holder {
+	return {
+		holding,
+		run,
+		workflowId: String(ctx.getWorkflow().id ?? ''),
+		workflowName: ctx.getWorkflow().name ?? '',
+		nodeName: ctx.getNode().name,
+		receivesClicks: takesClicks(ctx),
+	};
+}
+
+const same = (a: Holder, b: Holder): boolean => a.holding === b.holding && a.run === b.run && a.workflowId === b.workflowId && a.nodeName === b.nodeName;
 
 /** The published workflows of this n8n that hold this bot (of one kind, or both), in the order they were published. */
 export function holdersOf(token: string, holding?: Holding): readonly Holder[] {
-	return (holders.get(botKey(token)) ?? []).filter((holder) => holding === undefined || holder.holding === holding);
+	return (holders.get(botKey(token)) ?? []).filter((holder) => holder.run === 'production' && (holding === undefined || holder.holding === holding));
+}
+
+/** Every trigger of this n8n whose workflow runs for this bot's clicks: published ones and tests in the editor. */
+export function clickReceivers(token: string): readonly Holder[] {
+	return (holders.get(botKey(token)) ?? []).filter((holder) => holder.receivesClicks);
 }
 
 /** Records a published trigger as a holder (again: no effect); returns what forgets it. */
@@ -57,9 +84,33 @@ export function forgetHolder(token: string, holder: Holder): void {
 	else holders.delete(key);
 }
 
-/** `workflow "A"` or `workflows "A" and "B"` (each once; a workflow without a name by its id), for messages. */
+/** `workflow "A"` or `workflows "A" and "B"` (each once; a workflow without a name by its id; a test marked), for messages. */
 export function describeWorkflows(list: readonly Holder[]): string {
-	const names = [...new Set(list.map((holder) => (holder.workflowName ? `"${holder.workflowName}"` : `with id ${holder.workflowId}`)))];
+	const name = (holder: Holder): string => {
+		const named = holder.workflowName ? `"${holder.workflowName}"` : `with id ${holder.workflowId}`;
+		return holder.run === 'test' ? `${named} (its test in the editor)` : named;
+	};
+	const names = [...new Set(list.map(name))];
 	if (names.length <= 1) return `workflow ${names[0] ?? ''}`.trim();
 	return `workflows ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** What to do when two workflows run for the same clicks, for messages. */
+export const SHARED_CLICKS_ADVICE =
+	'Give only one of them Button Clicks in Trigger On (or a Restrict to Chat IDs of its own), or answer the clicks in one of them only';
+
+/**
+ * Says so in n8n's log when a trigger starts to hold the bot while other workflows of this n8n also
+ * run for its clicks. Publishing cannot show a warning in the editor (n8n shows only a failure); the
+ * refused answer itself names them where it happens (Answer Callback Query).
+ */
+export function warnOfSharedClicks(ctx: TriggerContext, token: string, self: Holder): void {
+	if (!self.receivesClicks) return;
+	// A workflow tested beside its own published copy is what the README's "Test vs production" says happens.
+	const others = clickReceivers(token).filter((holder) => holder.workflowId !== self.workflowId);
+	if (others.length === 0) return;
+	const named = describeWorkflows(others);
+	ctx.logger.warn(
+		`Service Bot trigger "${self.nodeName}" of ${describeWorkflows([self])}: ${named} also ${named.startsWith('workflows ') ? 'run' : 'runs'} for this bot's button clicks, so every click runs each of them, and a click can be answered only once. ${SHARED_CLICKS_ADVICE}`,
+	);
 }

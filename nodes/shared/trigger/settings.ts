@@ -5,6 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { SWITCH_TO_EXPRESSION, fixedLooksLikeExpression } from '../fixedMode';
 import { LIMITS, UPDATE_TYPES, UUID_PATTERN } from '../spec';
 import { CREDENTIAL_TYPE, tokenOf } from '../transport';
 import type { DeliverySettings } from './deliver';
@@ -54,7 +55,7 @@ export async function requireToken(ctx: TriggerContext): Promise<string> {
 export const ALLOWED_UPDATES: readonly string[] = UPDATE_TYPES;
 
 /** Trigger On → the types the trigger runs for; empty = all. */
-function filterTypes(ctx: TriggerContext): string[] {
+export function filterTypes(ctx: TriggerContext): string[] {
 	const value = ctx.getNodeParameter('updates', []) as unknown;
 	const selected = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',').map((v) => v.trim()) : [];
 	const all = selected.length === 0 || selected.includes('*');
@@ -62,6 +63,11 @@ function filterTypes(ctx: TriggerContext): string[] {
 }
 
 const EXAMPLE_UUID = '1f0c6b6e-3a5d-4e8b-9a51-0c2d8e1f4b7a';
+
+/** Whether the option was saved in Fixed mode with what looks like an expression (shared/fixedMode.ts). */
+function savedFixed(ctx: TriggerContext, option: 'chatIds' | 'userIds'): boolean {
+	return fixedLooksLikeExpression((ctx.getNode().parameters.options as IDataObject | undefined)?.[option]);
+}
 
 /**
  * "a, b\nc" → the normalised IDs. Updates name chats and users by ID (a UUID; Telegram-compatible
@@ -74,6 +80,13 @@ function idList(ctx: TriggerContext, field: 'Restrict to Chat IDs' | 'Restrict t
 	const entries = text.split(/[\s,;]+/).filter((entry) => entry !== '');
 	for (const entry of entries) {
 		if (UUID_PATTERN.test(entry) || /^-?\d{1,20}$/.test(entry)) continue;
+		// Looked at only once the list is wrong anyway: the check reads the saved node.
+		if (savedFixed(ctx, kind === 'chat' ? 'chatIds' : 'userIds')) {
+			throw invalid(
+				ctx,
+				`${field}: "${text}" is in Fixed mode, so it is read as this text. Enter the IDs themselves, or ${SWITCH_TO_EXPRESSION}`,
+			);
+		}
 		if (entry.startsWith('@')) {
 			throw invalid(
 				ctx,

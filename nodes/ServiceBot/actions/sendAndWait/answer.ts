@@ -16,18 +16,22 @@
  * reply: both happen when n8n serializes it (`AcceptedAnswer.toJSON`). n8n 1.x resumes every answer
  * that gets this far, so an answer first claims the question in this process (`claimQuestion`), and
  * one arriving while another holds it is told which answer counted.
+ *
+ * Everything the answer is judged by and the question's update are read within `webhook()`, from the
+ * question as the execution keeps it (question.ts): by the time n8n serializes the reply it has
+ * released the expression engine, and a field given as an expression can no longer be read.
  */
 import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { AnswerReply, AnswerRequest, WaitingReply } from '../../../shared/answers';
-import { ANSWER_HEADER, CHAT_ANSWER_PATH, answerSignatureMatches, claimQuestion, rememberDecision } from '../../../shared/answers';
+import type { AnswerReply, AnswerRequest, QuestionUpdate, WaitingReply } from '../../../shared/answers';
+import { ANSWER_HEADER, CHAT_ANSWER_PATH, answerSignatureMatches, claimQuestion, rememberDecision, sendQuestionUpdate } from '../../../shared/answers';
 import { isObject } from '../../../shared/json';
 import { LIMITS } from '../../../shared/spec';
-import { callMethod, tokenOf } from '../../../shared/transport';
+import { tokenOf } from '../../../shared/transport';
 import { splitText } from '../../helpers/splitText';
 import { noticePage, questionPage } from './page';
-import type { Question } from './question';
-import { escapeFor, readQuestion } from './question';
+import type { AskedQuestion, Question } from './question';
+import { ASKED_QUESTION_FIELD, askedQuestion, escapeFor, readAskedQuestion, readQuestion } from './question';
 
 const waitingWebhook = (httpMethod: 'GET' | 'POST', path: string): IWebhookDescription => ({
 	name: 'default',
@@ -80,6 +84,18 @@ function waitingPlace(ctx: IWebhookFunctions): Place | undefined {
 	return typeof chatId === 'string' && chatId !== '' && Number.isInteger(messageId) ? { chatId, messageId } : undefined;
 }
 
+/**
+ * The question as it was asked, as the execution keeps it; for a question asked by an earlier version
+ * of this package, its fields read again (which works for fixed values and for expressions of the
+ * node's input, read here, while n8n evaluates expressions).
+ */
+function waitingQuestion(ctx: IWebhookFunctions): AskedQuestion {
+	const kept = readAskedQuestion(ctx.evaluateExpression(`{{ $json.${ASKED_QUESTION_FIELD} }}`, 0));
+	if (kept) return kept;
+	const question = readQuestion((name, fallback) => ctx.getNodeParameter(name, fallback), { node: ctx.getNode(), itemIndex: 0 });
+	return askedQuestion(question, String(ctx.getNodeParameter('message', '')));
+}
+
 function samePlace(a: Place | undefined, b: Place): boolean {
 	return a !== undefined && a.chatId.toLowerCase() === b.chatId.toLowerCase() && a.messageId === b.messageId;
 }
@@ -124,26 +140,17 @@ function answeredText(asked: string, line: string, parseMode: string | undefined
 	return head === '' ? line.slice(0, max) : `${head}…\n\n${line}`;
 }
 
-/** Updates the question message as the "After the Answer" option says. A failed update changes nothing else. */
-async function updateQuestion(ctx: IWebhookFunctions, question: Question, answer: Answer, place: Place): Promise<void> {
-	if (question.afterAnswer === 'leave') return;
-	try {
-		if (question.afterAnswer === 'removeButtons') {
-			await callMethod(ctx, 'editMessageReplyMarkup', { chat_id: place.chatId, message_id: place.messageId });
-			return;
-		}
-		const asked = String(ctx.getNodeParameter('message', ''));
-		const line = escapeFor(question.parseMode, decisionOf(question, answer));
-		// An edit without reply_markup removes the buttons.
-		await callMethod(ctx, 'editMessageText', {
-			chat_id: place.chatId,
-			message_id: place.messageId,
-			text: answeredText(asked, line, question.parseMode),
-			...(question.parseMode ? { parse_mode: question.parseMode } : {}),
-		});
-	} catch (error) {
-		ctx.logger.warn(`Service Bot "${ctx.getNode().name}": the answer resumed the workflow, but the question could not be updated: ${(error as Error).message}`);
-	}
+/** The request that shows the answer in the question, as the "After the Answer" option says; none for "leave". */
+function questionUpdate(question: AskedQuestion, answer: Answer, place: Place): QuestionUpdate | undefined {
+	const message = { chat_id: place.chatId, message_id: place.messageId };
+	if (question.afterAnswer === 'leave') return undefined;
+	if (question.afterAnswer === 'removeButtons') return { method: 'editMessageReplyMarkup', body: message };
+	const line = escapeFor(question.parseMode, decisionOf(question, answer));
+	// An edit without reply_markup removes the buttons.
+	return {
+		method: 'editMessageText',
+		body: { ...message, text: answeredText(question.text, line, question.parseMode), ...(question.parseMode ? { parse_mode: question.parseMode } : {}) },
+	};
 }
 
 /**
@@ -168,17 +175,19 @@ class AcceptedAnswer {
 	}
 }
 
-function resume(ctx: IWebhookFunctions, question: Question, answer: Answer, place: Place): IWebhookResponseData {
+function resume(ctx: IWebhookFunctions, question: AskedQuestion, answer: Answer, place: Place): IWebhookResponseData {
 	const decision = decisionOf(question, answer);
-	const counted = claimQuestion(ctx.getExecutionId(), place.messageId, decision);
+	const executionId = ctx.getExecutionId();
+	const counted = claimQuestion(executionId, place.messageId, decision);
 	if (counted !== undefined) {
 		const notice = `This question was already answered: ${counted}`;
 		return answer.via === 'web' ? page(ctx, 409, noticePage(notice)) : reply(ctx, 409, { resumed: false, notice });
 	}
 	const notice = answer.via === 'web' ? `Thank you. Your answer: ${decision}` : decisionOf(question, { ...answer, user: undefined });
+	const update = questionUpdate(question, answer, place);
 	const accepted = new AcceptedAnswer({ resumed: true, notice }, () => {
-		rememberDecision(ctx.getExecutionId(), place.messageId, decision);
-		void updateQuestion(ctx, question, answer, place);
+		rememberDecision(executionId, place.messageId, decision);
+		if (update) void sendQuestionUpdate(ctx, { executionId, messageId: place.messageId, by: `Service Bot "${ctx.getNode().name}"` }, update);
 	});
 	return { workflowData: [[{ json: outputOf(question, answer, place) }]], webhookResponse: accepted };
 }
@@ -246,7 +255,7 @@ function isChatAnswerPath(ctx: IWebhookFunctions): boolean {
 }
 
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const question = readQuestion((name, fallback) => this.getNodeParameter(name, fallback), { node: this.getNode(), itemIndex: 0 });
+	const question = waitingQuestion(this);
 	const method = this.getRequestObject().method.toUpperCase();
 	const waiting = waitingPlace(this);
 	const fromChat = method === 'POST' && this.getHeaderData()[ANSWER_HEADER] !== undefined;
@@ -270,9 +279,9 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	if (method !== 'POST') {
 		const preselected = Number(query.answer);
 		const choice = question.labels[preselected] !== undefined ? preselected : undefined;
-		return page(this, 200, questionPage(question, String(this.getNodeParameter('message', '')), choice));
+		return page(this, 200, questionPage(question, choice));
 	}
 	const answer = answerFromWeb(this, question);
-	if (!answer) return page(this, 400, questionPage(question, String(this.getNodeParameter('message', ''))));
+	if (!answer) return page(this, 400, questionPage(question));
 	return resume(this, question, answer, signed);
 }

@@ -2,7 +2,7 @@
  * The answer page of Send and Wait for Response: plain HTML, readable on a phone, no external
  * assets (n8n's own form views are not available to community nodes). Every text is escaped.
  */
-import type { Question } from './question';
+import type { AskedQuestion } from './question';
 
 function escape(value: string): string {
 	return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
@@ -57,8 +57,8 @@ ${preselected === undefined ? '' : `send({ answer: '${preselected}' });`}
 }
 
 /** The question with its answers as buttons of a form, or a box for a written answer. */
-export function questionPage(question: Question, message: string, preselected?: number): string {
-	const asked = `<p class="question">${escape(message)}</p><p id="result" role="status"></p>`;
+export function questionPage(question: AskedQuestion, preselected?: number): string {
+	const asked = `<p class="question">${escape(question.text)}</p><p id="result" role="status"></p>`;
 	if (question.responseType === 'freeText') {
 		return layout(
 			'Your answer',

@@ -1,8 +1,13 @@
 /**
  * The question of a Send and Wait for Response, as its fields give it: read (and checked) when it
- * is sent, and read again by the answer webhook of the waiting execution, from the same fields.
+ * is sent. The waiting execution keeps it as it was asked (`AskedQuestion`), so that the answer is
+ * judged and the question updated by what the person saw: the fields are often expressions of the
+ * input (`Refund order #{{ $json.id }}?`, `$fromAI(…)` of an agent's tool call), which n8n cannot
+ * evaluate again once the answer has resumed the execution (n8n 2.41 releases the expression engine
+ * of a waiting webhook when `webhook()` returns), and which could give another value by then.
  */
 import type { IDataObject } from 'n8n-workflow';
+import { z } from 'zod/v4';
 
 import { LIMITS, UUID_PATTERN } from '../../../shared/spec';
 import type { At } from '../../parameters/errors';
@@ -92,6 +97,47 @@ export function readQuestion(read: Read, at: At): Question {
 		allowedUserIds,
 		webLabel: label(at, 'Web Answer Button Label', text('Web Answer Button Label', options.webLabel, DEFAULT_LABELS.web)),
 	};
+}
+
+/**
+ * The field of the node's input, while the execution waits, that keeps the question as asked (and
+ * of its output when the wait runs out, which passes that input on). Named for the package, so that
+ * an input field of the user's (a form's `question`, say) is left as it was.
+ */
+export const ASKED_QUESTION_FIELD = 'serviceBotQuestion';
+
+/** The question as it was sent: its fields' values and the message text. */
+export interface AskedQuestion extends Question {
+	text: string;
+}
+
+const ASKED_QUESTION = z.object({
+	text: z.string(),
+	responseType: z.enum(RESPONSE_TYPES),
+	labels: z.array(z.string()),
+	perRow: z.number(),
+	answerLabel: z.string(),
+	collect: z.enum(['inChat', 'webPage']),
+	afterAnswer: z.enum(['edit', 'removeButtons', 'leave']),
+	parseMode: z.string().optional(),
+	allowedUserIds: z.array(z.string()),
+	webLabel: z.string(),
+});
+
+export function askedQuestion(question: Question, text: string): AskedQuestion {
+	const { parseMode, ...rest } = question;
+	return parseMode === undefined ? { ...rest, text } : { ...rest, parseMode, text };
+}
+
+/**
+ * The question a waiting execution keeps, or undefined when it keeps none (a question asked by an
+ * earlier version of this package: its fields are read again).
+ */
+export function readAskedQuestion(value: unknown): AskedQuestion | undefined {
+	const parsed = ASKED_QUESTION.safeParse(value);
+	if (!parsed.success) return undefined;
+	const { parseMode, ...rest } = parsed.data;
+	return parseMode === undefined ? rest : { ...rest, parseMode };
 }
 
 /** Text in the question's parse mode: the characters its markup gives a meaning are escaped. */

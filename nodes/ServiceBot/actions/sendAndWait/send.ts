@@ -16,6 +16,7 @@ import { answerButtonData, FREE_TEXT, resumeTokenOf } from '../../../shared/answ
 import { LIMITS } from '../../../shared/spec';
 import { callMethod } from '../../../shared/transport';
 import { checkValue, readParam } from '../../parameters/body';
+import { checkFixedValue } from '../../parameters/fixed';
 import type { At } from '../../parameters/errors';
 import { inputError, show } from '../../parameters/errors';
 import type { ReadItem } from '../../parameters/kind';
@@ -23,7 +24,8 @@ import type { Param } from '../../parameters/param';
 import { nodeParameter } from '../../parameters/param';
 import { QUESTION_CHAT } from './fields';
 import type { Question } from './question';
-import { readQuestion } from './question';
+import { ASKED_QUESTION_FIELD, askedQuestion, readQuestion } from './question';
+import { checkAnswersCanArrive } from './receivers';
 
 const MESSAGE: Param = {
 	name: 'text',
@@ -61,15 +63,15 @@ interface Place {
 	messageId: number;
 }
 
-/** n8n's resume token of this execution (the `signature` of `$execution.resumeUrl`; '' on an n8n without one). */
-function resumeToken(ctx: IExecuteFunctions): string {
-	return resumeTokenOf(String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? ''));
+/** This execution's `$execution.resumeUrl` (with n8n's resume token as its `signature`, on an n8n that has one). */
+function resumeUrlOf(ctx: IExecuteFunctions): string {
+	return String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0) ?? '');
 }
 
 /** The callback data of each answer button of this execution; fails, before anything is sent, where it cannot fit. */
-function answerButtons(ctx: IExecuteFunctions, at: At): (choice: Choice) => string {
+function answerButtons(ctx: IExecuteFunctions, at: At, resumeUrl: string): (choice: Choice) => string {
 	const executionId = ctx.getExecutionId();
-	const token = resumeToken(ctx);
+	const token = resumeTokenOf(resumeUrl);
 	const data = (choice: Choice): string | undefined => answerButtonData(executionId, choice, token);
 	if (data(999) === undefined) {
 		throw inputError(at, 'Collect Answers', 'this n8n\'s resume links do not fit into an answer button (64 bytes); set it to On a Web Page');
@@ -105,6 +107,7 @@ export async function sendAndWait(this: IExecuteFunctions): Promise<INodeExecuti
 	const item: ReadItem = { ctx: this, itemIndex: 0, options, at };
 	// Everything is read and checked before the first request.
 	const chatId = readParam(item, QUESTION_CHAT) as string;
+	checkFixedValue(item, MESSAGE, 'message');
 	const text = checkValue(item, MESSAGE, nodeParameter(this, 'message', 0, '')) as string;
 	const question = readQuestion((name, fallback) => nodeParameter(this, name, 0, fallback), at);
 	const waitTill = waitTillOf(at, options);
@@ -115,7 +118,9 @@ export async function sendAndWait(this: IExecuteFunctions): Promise<INodeExecuti
 			'cannot be checked on a web page, which does not know who answers; set Collect Answers to In the Chat (the service tells who tapped), or remove the restriction',
 		);
 	}
-	const answerData = question.collect === 'inChat' ? answerButtons(this, at) : () => '';
+	const resumeUrl = resumeUrlOf(this);
+	const answerData = question.collect === 'inChat' ? answerButtons(this, at, resumeUrl) : () => '';
+	if (question.collect === 'inChat') await checkAnswersCanArrive(this, at, resumeUrl);
 
 	const sent = await callMethod<IDataObject>(this, 'sendMessage', {
 		chat_id: chatId,
@@ -130,10 +135,16 @@ export async function sendAndWait(this: IExecuteFunctions): Promise<INodeExecuti
 	});
 
 	// n8n resumes a wait that runs out by passing the node's input on without running the node, so the
-	// input it keeps says that no answer came (with the input's own fields, which the answer page's
-	// expressions read).
+	// input it keeps says that no answer came (with the input's own fields), and keeps the question as
+	// it was asked, which the answer is judged by (question.ts).
 	const [asked] = this.getInputData();
-	const timedOut = { ...asked?.json, timedOut: true, chatId: place.chatId, messageId: place.messageId };
+	const timedOut = {
+		...asked?.json,
+		timedOut: true,
+		chatId: place.chatId,
+		messageId: place.messageId,
+		[ASKED_QUESTION_FIELD]: askedQuestion(question, text),
+	};
 	this.getExecuteData().data = { main: [[{ json: timedOut, pairedItem: { item: 0 } }]] };
 	await this.putExecutionToWait(waitTill);
 	return [this.getInputData()];
