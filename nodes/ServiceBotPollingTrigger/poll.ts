@@ -160,6 +160,8 @@ class PollingMember implements FeedMember {
 		}
 		if (this.test) return await this.show(delivery);
 		const gathered = delivery.run && this.gather(delivery.update);
+		// A gathered message shows typing too: the user sees the bot is there while it waits for more.
+		if (delivery.run && this.environment.settings.showTyping) showTyping(this.ctx, delivery.update);
 		// Saved by n8n together with the next emit (n8n saves a trigger's static data on emit); never
 		// beyond a message still gathered, so n8n stopping hard meanwhile fetches it again. An update
 		// that runs keeps itself in the saved offset: n8n saves it while it creates the execution, and
@@ -168,7 +170,6 @@ class PollingMember implements FeedMember {
 		this.storeOffset(Math.min(runsNow ? updateId : updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
 		if (gathered) return undefined;
 		if (delivery.run) {
-			if (this.environment.settings.showTyping) showTyping(this.ctx, delivery.chatId);
 			this.emitUpdate(delivery.update, delivery.item, updateId);
 			return undefined;
 		}
@@ -224,7 +225,8 @@ class PollingMember implements FeedMember {
 			this.groups.delete(dueKey);
 			const last = lastOf(group);
 			this.storeOffset(Math.min(group.updates[0].updateId, this.held ?? Number.POSITIVE_INFINITY));
-			if (this.environment.settings.showTyping) showTyping(this.ctx, last.chatId);
+			// Again as the gathered messages run: the typing shown for the first may have ended.
+			if (this.environment.settings.showTyping) showTyping(this.ctx, last);
 			this.emitUpdate(last, groupedItem(group.updates, this.environment.settings), last.updateId);
 		}
 	}

@@ -63,13 +63,6 @@ async function showChat(emulator: EmulatorProcess, stopped: () => boolean): Prom
 	const actionsShown = new Set<string>();
 	while (!stopped()) {
 		try {
-			// Before the messages: an action ends with the bot's next message, which this poll may bring too.
-			for (const action of await currentActions(emulator)) {
-				const key = `${action.botId}:${action.at}`;
-				if (actionsShown.has(key)) continue;
-				actionsShown.add(key);
-				process.stdout.write(`chat      … ${action.text.replace(/…$/, '')}\n`);
-			}
 			for (const message of await emulator.history()) {
 				const shown = JSON.stringify([message.text, message.edit_date, message.reply_markup]);
 				if (seen.get(message.message_id) === shown) continue;
@@ -81,6 +74,13 @@ async function showChat(emulator: EmulatorProcess, stopped: () => boolean): Prom
 				const keyboard = keyboardOf(message);
 				const text = (message.text ?? '').split('\n').join(`\n${indent}`);
 				process.stdout.write(`${head}${text}${keyboard ? `\n${indent}${keyboard}` : ''}\n`);
+			}
+			// After the messages: the user's message that set it off shows first; an action ends with the bot's next message.
+			for (const action of await currentActions(emulator)) {
+				const key = `${action.botId}:${action.at}`;
+				if (actionsShown.has(key)) continue;
+				actionsShown.add(key);
+				process.stdout.write(`chat      … ${action.text.replace(/…$/, '')}\n`);
 			}
 		} catch {
 			// the emulator is stopping
@@ -151,11 +151,13 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
              "Service Bot: my first bot (starter)"   the README's first bot: unpublish the echo bot,
                                                      publish this one, chat on the page below
              "Service Bot: send a message with a keyboard"   open it and click "Execute workflow"
-             "Service Bot: ask for approval in the chat"     execute it, then tap Approve (below): the
-                                                     echo bot's trigger brings the answer back
+             "Service Bot: ask for approval in the chat"     execute it, then tap Approve (below): a
+                                                     published trigger on the bot (the echo bot, the
+                                                     starter, yours) brings the answer back
              "Service Bot: AI support bot"   n8n's AI Agent, memory, Service Bot as a tool, polling:
-                                                     unpublish the echo bot (a polled bot has no
-                                                     webhook), publish this one, then write "Which
+                                                     unpublish every workflow with a Service Bot
+                                                     Trigger (a polled bot has no webhook; publishing
+                                                     names them), publish this one, then write "Which
                                                      plans do you have?", "What did I ask before?"
                                                      or "Please send me a note" (tap Approve)
   Credential "Service Bot (emulator)" → ${api}, the demo bot's token

@@ -103,7 +103,9 @@ const aiSupportBot: Scenario = {
 		assert.equal(executions.length, executionsBefore + 1, 'three quick messages, one execution');
 		assert.equal(model.requests.length, runsBefore + 1, 'three quick messages, one agent run');
 		const typing = (await emulator.calls('sendChatAction')).filter((call) => call.body.action === 'typing' && call.body.chat_id === chat);
-		assert.equal(typing.length, executions.length, 'Show Typing: "typing…" once per execution');
+		const userMessages = (await emulator.history(chat)).filter((message) => message.from?.is_bot !== true).length;
+		// With Group Messages Within, as each message is gathered and again as they run.
+		assert.equal(typing.length, userMessages + executions.length, 'Show Typing: "typing…" for each message and each execution');
 		ctx.log(`three quick messages → one execution and one agent run ("${grouped.text}"); ${executions.length} executions in all`);
 	},
 };

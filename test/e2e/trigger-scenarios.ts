@@ -594,7 +594,7 @@ const overlappingClicks: Scenario = {
 		assert.equal(answers.filter((answer) => answer.json.answered === true).length, 1, `one answered the click: ${JSON.stringify(answers)}`);
 		assert.equal(refused.length, 1, `the other reports it: ${JSON.stringify(answers)}`);
 		const notice =
-			'This click was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" all run for its button clicks. Give only one of them Button Clicks in Trigger On (or a Restrict to Chat IDs of its own), or answer the clicks in one of them only';
+			'This click was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" both run for its button clicks. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only';
 		assert.equal(refused[0].json.notice, notice);
 		assert.deepEqual(refused[0].hints, [{ message: notice, type: 'warning', location: 'outputPane' }], 'the editor shows it on the node');
 		const edits = (await emulator.calls('editMessageText')).filter((call) => call.status === 200);

@@ -149,6 +149,11 @@ describe('node descriptions against version 0.1.0', () => {
 					`fromChatId @ message.${operation}.modes[name=id].hint`,
 					`fromChatId @ message.${operation}.modes[name=id].validation[#0].properties.errorMessage`,
 				]),
+				// A Message ID field says where its value comes from (after a click, for an edit).
+				...[
+					'chat.pinChatMessage', 'chat.unpinChatMessage', 'message.copyMessage', 'message.deleteMessage', 'message.editMessageCaption',
+					'message.editMessageReplyMarkup', 'message.editMessageText', 'message.forwardMessage',
+				].map((operation) => `messageId @ ${operation}.hint`),
 				// Call Method suggests a method the spec has.
 				'method @ other.callMethod.placeholder',
 				// Parse Mode "Markdown From AI" (the Markdown chat models write, sent as HTML) where text or a caption is sent.

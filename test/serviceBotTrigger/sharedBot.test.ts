@@ -305,7 +305,7 @@ describe('two workflows that both run for the bot’s clicks', () => {
 	const triggerItem = (harness: TriggerHarness): IDataObject => server?.executionsOf(harness, 'trigger')[0][0][0].json as IDataObject;
 
 	const OVERLAP =
-		'This click was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" all run for its button clicks. Give only one of them Button Clicks in Trigger On (or a Restrict to Chat IDs of its own), or answer the clicks in one of them only';
+		'This click was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" both run for its button clicks. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only';
 
 	test('both run every click; the second Answer Callback Query (version 3) reports on its item and as a warning that another workflow answered, naming both, and the workflow goes on', async () => {
 		const shop = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-shop', workflowName: 'Shop bot', typeVersion: 2 });
@@ -314,7 +314,7 @@ describe('two workflows that both run for the bot’s clicks', () => {
 		await shop.activate();
 		await log.activate();
 		expect(logs.messages('warn')).toContainEqual(
-			'Service Bot trigger "Service Bot Trigger" of workflow "Click log": workflow "Shop bot" also runs for this bot\'s button clicks, so every click runs each of them, and a click can be answered only once. Give only one of them Button Clicks in Trigger On (or a Restrict to Chat IDs of its own), or answer the clicks in one of them only',
+			'Service Bot trigger "Service Bot Trigger" of workflow "Click log": workflow "Shop bot" also runs for this bot\'s button clicks, so every click runs each of them, and a click can be answered only once. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only',
 		);
 		const click = await tap('vote:yes');
 		await emu.idle();

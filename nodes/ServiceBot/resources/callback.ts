@@ -1,6 +1,6 @@
 /** Spec 4.3 Callback answers: dismiss the loading state of a button click. */
 import { LIMITS } from '../../shared/spec';
-import { SHARED_CLICKS_ADVICE, clickReceivers, describeWorkflows } from '../../shared/trigger/holders';
+import { SHARED_CLICKS_ADVICE, clickReceivers, describeEach } from '../../shared/trigger/holders';
 import type { Method } from './method';
 import { about, inResource } from './method';
 
@@ -13,7 +13,7 @@ function clickAnswered(token: string): { text: string; explains: boolean } {
 	const receivers = clickReceivers(token);
 	if (receivers.length > 1) {
 		return {
-			text: `This click was already answered, most likely by another workflow on this bot: ${describeWorkflows(receivers)} all run for its button clicks. ${SHARED_CLICKS_ADVICE}`,
+			text: `This click was already answered, most likely by another workflow on this bot: ${describeEach(receivers)} run for its button clicks. ${SHARED_CLICKS_ADVICE}`,
 			explains: true,
 		};
 	}

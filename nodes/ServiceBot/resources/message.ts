@@ -90,7 +90,9 @@ function sendMedia(name: string, field: string, noun: string, onlyMimeTypes?: Pa
 	};
 }
 
-const editedMessage = (description: string): Param => messageId(`Sequence number of the message to ${description}`);
+/** A message of the bot's: after a click, the clicked message (the trigger's item, or Answer Callback Query's output). */
+const editedMessage = (description: string): Param =>
+	messageId(`Sequence number of the message to ${description}`, 'After a button click (the trigger, or Answer Callback Query): {{ $json.message_id }}');
 
 export const messageMethods: readonly Method[] = inResource('message', [
 	{

@@ -143,12 +143,13 @@ export const fromChat = (): Param => ({
 	description: 'Chat the message is in',
 });
 
-export const messageId = (description: string): Param => ({
+export const messageId = (description: string, hint = 'After a Service Bot trigger: {{ $json.message_id }}'): Param => ({
 	name: 'message_id',
 	kind: 'messageId',
 	required: true,
 	displayName: 'Message ID',
 	description,
+	hint,
 	min: 1,
 });
 

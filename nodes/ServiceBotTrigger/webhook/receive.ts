@@ -121,6 +121,6 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		}
 		return {};
 	}
-	if (settings.showTyping) showTyping(this, delivery.chatId);
+	if (settings.showTyping) showTyping(this, delivery.update);
 	return { workflowData: routed(delivery.update, delivery.item, settings) };
 }

@@ -16,7 +16,7 @@ import type { ReceivedUpdate } from './update';
 import { parseUpdate } from './update';
 
 export interface DeliverySettings extends Filters, OutputShape {
-	/** Show "typing…" in the chat of an update that starts the workflow (typing.ts). */
+	/** Show "typing…" in the chat of a message that starts the workflow (typing.ts). */
 	readonly showTyping: boolean;
 }
 

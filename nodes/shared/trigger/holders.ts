@@ -84,20 +84,29 @@ export function forgetHolder(token: string, holder: Holder): void {
 	else holders.delete(key);
 }
 
-/** `workflow "A"` or `workflows "A" and "B"` (each once; a workflow without a name by its id; a test marked), for messages. */
-export function describeWorkflows(list: readonly Holder[]): string {
+function namesOf(list: readonly Holder[]): string[] {
 	const name = (holder: Holder): string => {
 		const named = holder.workflowName ? `"${holder.workflowName}"` : `with id ${holder.workflowId}`;
 		return holder.run === 'test' ? `${named} (its test in the editor)` : named;
 	};
-	const names = [...new Set(list.map(name))];
+	return [...new Set(list.map(name))];
+}
+
+/** `workflows "A" and "B" both` or `workflows "A", "B" and "C" all`, for "… run for its clicks". */
+export function describeEach(list: readonly Holder[]): string {
+	return `${describeWorkflows(list)} ${namesOf(list).length === 2 ? 'both' : 'all'}`;
+}
+
+/** `workflow "A"` or `workflows "A" and "B"` (each once; a workflow without a name by its id; a test marked), for messages. */
+export function describeWorkflows(list: readonly Holder[]): string {
+	const names = namesOf(list);
 	if (names.length <= 1) return `workflow ${names[0] ?? ''}`.trim();
 	return `workflows ${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
-/** What to do when two workflows run for the same clicks, for messages. */
+/** What to do when two workflows run for the same clicks, for messages (the option's name as the editor shows it). */
 export const SHARED_CLICKS_ADVICE =
-	'Give only one of them Button Clicks in Trigger On (or a Restrict to Chat IDs of its own), or answer the clicks in one of them only';
+	'Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only';
 
 /**
  * Says so in n8n's log when a trigger starts to hold the bot while other workflows of this n8n also

@@ -118,7 +118,7 @@ export const sendAndWaitFields: INodeProperties[] = [
 	),
 	{
 		displayName:
-			'In the Chat needs a published Service Bot Trigger or Service Bot Polling Trigger on the same bot, in any workflow: it receives the taps and resumes this execution. This node cannot see whether one is published. The question also carries a link to a web answer page.',
+			'In the Chat needs a published Service Bot Trigger or Service Bot Polling Trigger on the same bot, in any workflow: it receives the taps and resumes this execution. Run from the editor without one, the node stops before asking and says so. The question also carries a link to a web answer page.',
 		name: 'inChatNotice',
 		type: 'notice',
 		default: '',
