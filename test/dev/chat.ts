@@ -5,9 +5,13 @@
  * in the next seconds (its chat actions — "… Demo Bot is typing" —, new and edited messages with the
  * address of a file it sent, and a tap's callback answer).
  *
- * Options: --chat private|group|<chat id> (default private), --as demo|other|<user id> (default demo).
+ * Options: --chat private|group|<chat id> (default private), --as demo|other|<user id> (default demo);
+ * `say --file <path> ["caption"]` sends a file, the text as its caption, as a messenger sends it:
+ * images as a photo, .ogg/.oga/.mp3/.m4a as a voice message, .mp4 as a video, anything else as a document.
  * The emulator: SERVICE_BOT_EMULATOR_URL, else http://127.0.0.1:<SERVICE_BOT_DEV_EMULATOR_PORT or 8081>.
  */
+import { readFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
 
 interface Demo {
 	privateChatId: string;
@@ -27,7 +31,8 @@ interface Message {
 	edit_date?: number;
 	sent_by_bot?: boolean;
 	reply_markup?: { inline_keyboard?: Array<Array<{ text: string; callback_data?: string }>> };
-	photo?: MediaRef;
+	/** an object when the bot sent it; a user's photo is the array of its sizes */
+	photo?: MediaRef | MediaRef[];
 	video?: MediaRef;
 	document?: MediaRef;
 	voice?: MediaRef;
@@ -55,6 +60,37 @@ async function control<T>(path: string, body?: unknown): Promise<T> {
 	return data;
 }
 
+type FileKind = 'photo' | 'video' | 'document' | 'voice';
+
+/** What a file is sent as, and its MIME type, by its extension (the emulator works out the type of the others). */
+const BY_EXTENSION: Record<string, { kind: FileKind; mimeType: string }> = {
+	'.jpg': { kind: 'photo', mimeType: 'image/jpeg' },
+	'.jpeg': { kind: 'photo', mimeType: 'image/jpeg' },
+	'.png': { kind: 'photo', mimeType: 'image/png' },
+	'.gif': { kind: 'photo', mimeType: 'image/gif' },
+	'.webp': { kind: 'photo', mimeType: 'image/webp' },
+	'.bmp': { kind: 'photo', mimeType: 'image/bmp' },
+	'.ogg': { kind: 'voice', mimeType: 'audio/ogg' },
+	'.oga': { kind: 'voice', mimeType: 'audio/ogg' },
+	'.mp3': { kind: 'voice', mimeType: 'audio/mpeg' },
+	'.m4a': { kind: 'voice', mimeType: 'audio/mp4' },
+	'.mp4': { kind: 'video', mimeType: 'video/mp4' },
+	'.pdf': { kind: 'document', mimeType: 'application/pdf' },
+	'.txt': { kind: 'document', mimeType: 'text/plain' },
+};
+
+/** The control API's `media` of a message for the file at `path`. */
+async function mediaOf(path: string): Promise<{ kind: FileKind; contentBase64: string; fileName: string; mimeType?: string }> {
+	let bytes: Buffer;
+	try {
+		bytes = await readFile(path);
+	} catch (error) {
+		throw new Error(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+	}
+	const known = BY_EXTENSION[extname(path).toLowerCase()];
+	return { kind: known?.kind ?? 'document', contentBase64: bytes.toString('base64'), fileName: basename(path), mimeType: known?.mimeType };
+}
+
 function option(args: string[], name: string): string | undefined {
 	const at = args.indexOf(name);
 	if (at < 0) return undefined;
@@ -66,7 +102,8 @@ function option(args: string[], name: string): string | undefined {
 /** "[document: report.txt] http://127.0.0.1:8081/_emulator/media/…": a file the bot sent, and where to open it. */
 function fileOf(message: Message): string | undefined {
 	for (const kind of ['photo', 'video', 'document', 'voice'] as const) {
-		const file = message[kind];
+		const sent = message[kind];
+		const file = Array.isArray(sent) ? sent.at(-1) : sent;
 		if (file) return `[${kind}${file.file_name ? `: ${file.file_name}` : ''}]${message.media_url ? ` ${base}${message.media_url}` : ''}`;
 	}
 	return undefined;
@@ -119,11 +156,20 @@ async function main(): Promise<void> {
 	const userOption = option(args, '--as') ?? 'demo';
 	const chatId = chatOption === 'private' ? demo.privateChatId : chatOption === 'group' ? demo.groupChatId : chatOption;
 	const userId = userOption === 'demo' ? demo.userId : userOption === 'other' ? demo.otherUserId : userOption;
+	const file = option(args, '--file');
 	const text = args.join(' ');
-	if ((command !== 'say' && command !== 'tap') || text === '') {
-		throw new Error('usage: npm run say -- "your message"   |   npm run tap -- "button label"   (options: --chat private|group|<id>, --as demo|other|<id>)');
+	if ((command !== 'say' && command !== 'tap') || (text === '' && file === undefined) || (command === 'tap' && file !== undefined)) {
+		throw new Error(
+			'usage: npm run say -- "your message"   |   npm run say -- --file <path> ["caption"]   |   npm run tap -- "button label"   (options: --chat private|group|<id>, --as demo|other|<id>)',
+		);
 	}
 	const before = await control<Message[]>(`/chats/${encodeURIComponent(chatId)}/history`);
+	if (command === 'say' && file !== undefined) {
+		const media = await mediaOf(file);
+		await control('/messages', { chatId, userId, media, ...(text === '' ? {} : { caption: text }) });
+		process.stdout.write(`you: [${media.kind}: ${media.fileName}]${text === '' ? '' : ` ${text}`}\n`);
+		return await printAnswers(chatId, before);
+	}
 	if (command === 'say') {
 		await control('/messages', { chatId, userId, text });
 		process.stdout.write(`you: ${text}\n`);

@@ -1,7 +1,8 @@
 /**
  * What the chat page (`GET /`) needs from the emulator and how it shows it: the chat's current
  * action ("Demo Bot is typing…", Telegram's convention: from sendChatAction until the bot's next
- * message in the chat, 5 seconds at most), and the files the bot sent, served from the control API.
+ * message in the chat, 5 seconds at most), the files the bot sent, served from the control API, and
+ * a file the user attaches, sent with the text as its caption.
  * The page's own script runs here in a `vm` context with a small stand-in for the DOM, so what it
  * renders is checked without a browser.
  */
@@ -199,6 +200,10 @@ class FakeElement {
 	readonly style: Record<string, string> = {};
 	readonly dataset: Record<string, string> = {};
 	className = '';
+	/** form controls: a text box's text, a file input's chosen files */
+	value = '';
+	placeholder = '';
+	files: PageFile[] | undefined;
 	constructor(readonly tagName: string) {}
 	append(...nodes: Array<FakeElement | string>): void {
 		this.children.push(...nodes);
@@ -241,9 +246,22 @@ class FakeElement {
 	}
 }
 
+/** What the page reads of a File the user chose. */
+interface PageFile {
+	name: string;
+	type: string;
+	size: number;
+	arrayBuffer(): Promise<ArrayBuffer>;
+}
+
 interface PageFunctions {
 	media(message: Record<string, unknown>): FakeElement | undefined;
 	showActions(actions: CurrentChatAction[]): void;
+	/** what the form does on Send */
+	submit(): Promise<void>;
+	kindOf(file: Pick<PageFile, 'name' | 'type'>): string;
+	/** the page's fetch; replaced to let it reach the emulator once loaded */
+	fetch: (path: string, init?: RequestInit) => Promise<Response>;
 }
 
 /** The script of the served page, run with the stand-in DOM (its start() waits forever on fetch). */
@@ -260,7 +278,7 @@ async function pageScript(): Promise<{ page: PageFunctions; byId: Map<string, Fa
 		},
 		body: new FakeElement('body'),
 	};
-	const context: Record<string, unknown> = { document, window: {}, fetch: () => new Promise(() => undefined), setInterval, setTimeout, clearTimeout };
+	const context: Record<string, unknown> = { document, window: {}, fetch: () => new Promise(() => undefined), setInterval, setTimeout, clearTimeout, btoa };
 	runInNewContext(script, context);
 	return { page: context as unknown as PageFunctions, byId };
 }
@@ -322,5 +340,85 @@ describe('the page renders what the bot sent', () => {
 		page.showActions([]);
 		expect(typing?.textContent).toBe('');
 		expect(typing?.style.visibility).toBe('hidden');
+	});
+});
+
+describe('the user attaches a file', () => {
+	it('Send with a photo chosen sends it as the chosen user with the text as caption, and the page shows it as an image', async () => {
+		const { page, byId } = await pageScript();
+		// The page has loaded; from now on its requests reach the emulator.
+		page.fetch = (path, init) => fetch(`${emu.baseUrl}${path}`, init);
+		const image = Buffer.from('89504e470d0a1a0a0000000d49484452000003200000025808020000000000000000', 'hex');
+		const chosen: PageFile = { name: 'cat.png', type: 'image/png', size: image.length, arrayBuffer: async () => new Uint8Array(image).buffer };
+		const elementById = (id: string): FakeElement => {
+			const found = byId.get(id) ?? new FakeElement('div');
+			byId.set(id, found);
+			return found;
+		};
+		elementById('chat').value = d.privateChatId;
+		elementById('user').value = d.userId;
+		elementById('text').value = 'A cat';
+		elementById('file').files = [chosen];
+		await page.submit();
+
+		const sent = emu.history(d.privateChatId).at(-1);
+		expect(sent).toMatchObject({ from: { id: d.userId }, caption: 'A cat', sent_by_bot: false });
+		if (!Array.isArray(sent?.photo)) throw new Error(`no photo sizes: ${JSON.stringify(sent)}`);
+		expect(sent.photo.map(({ width, height }) => [width, height])).toEqual([
+			[90, 68],
+			[320, 240],
+			[800, 600],
+		]);
+		expect(emu.pendingUpdates().at(-1)?.message).toMatchObject({ caption: 'A cat', photo: sent.photo });
+		const original = await fetch(`${emu.baseUrl}${sent.media_url}`);
+		expect(Buffer.from(await original.arrayBuffer()).equals(image)).toBe(true);
+		// The box is empty again, and the chat shows the user's photo with its caption.
+		expect(elementById('text').value).toBe('');
+		expect(elementById('file').value).toBe('');
+		const shown = elementById('log').all().find((element) => element.className === 'msg user');
+		expect(shown?.all().find((element) => element.tagName === 'img')?.getAttribute('src')).toBe(`/_emulator/media/${sent.photo[2].file_id}`);
+		expect(shown?.textContent).toContain('Demo');
+		expect(shown?.textContent).toContain('A cat');
+	});
+
+	it('sends images as a photo, Ogg, MP3 and M4A audio as voice, MP4 as video, anything else as a document', async () => {
+		const { page } = await pageScript();
+		const kinds = Object.fromEntries(
+			[
+				['cat.JPG', ''],
+				['screen', 'image/webp'],
+				['note.oga', ''],
+				['song.mp3', 'audio/mpeg'],
+				['memo.m4a', ''],
+				['clip.mp4', 'video/mp4'],
+				['report.pdf', 'application/pdf'],
+				['drawing.svg', 'image/svg+xml'],
+				['movie.mov', 'video/quicktime'],
+			].map(([name, type]) => [name, page.kindOf({ name, type })]),
+		);
+		expect(kinds).toEqual({
+			'cat.JPG': 'photo',
+			screen: 'photo',
+			'note.oga': 'voice',
+			'song.mp3': 'voice',
+			'memo.m4a': 'voice',
+			'clip.mp4': 'video',
+			'report.pdf': 'document',
+			'drawing.svg': 'document',
+			'movie.mov': 'document',
+		});
+	});
+
+	it('shows a document the user sent by its name, size and a link, and a voice message with a player', async () => {
+		await emu.userSends({ chatId: d.privateChatId, userId: d.userId, media: { kind: 'document', bytes: Buffer.from('%PDF-1.7 report'), fileName: 'report.pdf' } });
+		await emu.userSends({ chatId: d.privateChatId, userId: d.userId, media: { kind: 'voice', bytes: Buffer.from('OggS voice'), mimeType: 'audio/ogg', duration: 2 } });
+		const [document, voice] = (await chatState(d.privateChatId)).messages;
+		const { page } = await pageScript();
+		const card = page.media(document as unknown as Record<string, unknown>);
+		expect(card?.textContent).toContain('report.pdf');
+		expect(card?.textContent).toContain('15 B');
+		expect(card?.all().find((element) => element.tagName === 'a')?.getAttribute('href')).toBe(`/_emulator/media/${document.document?.file_id}`);
+		const player = page.media(voice as unknown as Record<string, unknown>)?.all().find((element) => element.tagName === 'audio');
+		expect(player?.getAttribute('src')).toBe(`/_emulator/media/${voice.voice?.file_id}`);
 	});
 });

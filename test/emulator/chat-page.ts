@@ -1,13 +1,15 @@
 /**
  * The chat page the emulator serves at its address (`GET /`): the demo chats as the service holds
- * them, live (new and edited messages, formatting rendered, the files the bot sent — photos shown,
- * voice and video playable, every file opened or saved by its name —, keyboards, "Demo Bot is
- * typing…" under the chat), a box to write as a chosen user, inline buttons that tap (the bot's
+ * them, live (new and edited messages, formatting rendered, the files the bot and the users sent —
+ * photos shown, voice and video playable, every file opened or saved by its name —, keyboards, "Demo
+ * Bot is typing…" under the chat), a box to write as a chosen user or send a file with the text as
+ * its caption, inline buttons that tap (the bot's
  * callback answer shown as a client shows it: a toast, or an alert) and reply keyboards that send
  * their text. Plain HTML and JavaScript using only the control API (`/_emulator/…`): no build step,
  * nothing loaded from elsewhere. Every text of a user or a bot reaches the page as text
  * (`textContent`, attribute values), never as markup.
  */
+import { USER_FILE_LIMIT_BYTES } from './files';
 
 /** What a client shows for each chat action of the spec, after the bot's name (Telegram's wording). */
 const ACTION_WORDS: Record<string, string> = {
@@ -61,6 +63,11 @@ footer { position: fixed; bottom: 0; left: 0; right: 0; background: #fff; border
 @keyframes pulse { 50% { opacity: 0.45; } }
 footer form { display: flex; gap: 8px; max-width: 760px; margin: 0 auto; }
 footer input { flex: 1; padding: 6px 8px; }
+.attach { flex: none; display: flex; align-items: center; padding: 0 10px; border: 1px solid #b8c7d6; border-radius: 6px; color: #2b5278; cursor: pointer; user-select: none; }
+.attach input { display: none; }
+#attached { max-width: 760px; margin: 0 auto 4px; font-size: 13px; color: #2b5278; display: none; align-items: center; gap: 6px; }
+#attached .name { font-weight: 600; overflow-wrap: anywhere; }
+#attached button { border: 0; background: #dbe7f3; color: #2b5278; border-radius: 50%; width: 22px; height: 22px; cursor: pointer; padding: 0; }
 #replyKeyboard { max-width: 760px; margin: 6px auto 0; }
 #toast { position: fixed; top: 60px; left: 50%; transform: translateX(-50%); background: #000c; color: #fff; padding: 8px 14px; border-radius: 8px; display: none; }
 #alert { position: fixed; inset: 0; background: #0006; display: none; align-items: center; justify-content: center; }
@@ -318,13 +325,74 @@ async function send(text) {
 	await refresh();
 }
 
+const USER_FILE_MAX = ${USER_FILE_LIMIT_BYTES};
+const PHOTO_TYPES = ['jpg', 'jpeg', 'png', 'gif', 'webp', 'bmp'];
+const VOICE_TYPES = ['ogg', 'oga', 'mp3', 'm4a'];
+
+/** How a messenger sends a file: images as a photo, Ogg/MP3/M4A audio as a voice message, MP4 as a video, the rest as a document. */
+function kindOf(file) {
+	const extension = (/\\.([a-z0-9]+)$/.exec((file.name || '').toLowerCase()) || [])[1] || '';
+	const type = (file.type || '').toLowerCase();
+	if (PHOTO_TYPES.includes(extension) || /^image\\/(jpeg|png|gif|webp|bmp)$/.test(type)) return 'photo';
+	if (VOICE_TYPES.includes(extension) || /^audio\\/(ogg|mpeg|mp4|x-m4a)$/.test(type)) return 'voice';
+	if (extension === 'mp4' || type === 'video/mp4') return 'video';
+	return 'document';
+}
+
+async function base64Of(file) {
+	const bytes = new Uint8Array(await file.arrayBuffer());
+	let binary = '';
+	// In slices: one call with millions of arguments would overflow the stack.
+	for (let at = 0; at < bytes.length; at += 32768) binary += String.fromCharCode.apply(null, bytes.subarray(at, at + 32768));
+	return btoa(binary);
+}
+
+/** The chosen user sends a file, the text (if any) as its caption, as the control API takes it. */
+async function sendFile(file, caption) {
+	if (file.size > USER_FILE_MAX) throw new Error(file.name + ' is ' + size(file.size) + '; users send at most ' + size(USER_FILE_MAX) + ' here');
+	const media = { kind: kindOf(file), contentBase64: await base64Of(file), fileName: file.name };
+	if (file.type) media.mimeType = file.type;
+	const body = { chatId: $('chat').value, userId: $('user').value, media };
+	if (caption) body.caption = caption;
+	await api('/messages', body);
+	$('file').value = '';
+	$('text').value = '';
+	showAttached();
+	await refresh();
+}
+
+/** The file chosen to send, named above the box (with a button that takes it away). */
+function showAttached() {
+	const file = $('file').files && $('file').files[0];
+	const box = $('attached');
+	box.replaceChildren();
+	box.style.display = file ? 'flex' : 'none';
+	$('text').placeholder = file ? 'Add a caption…' : 'Write a message…';
+	if (!file) return;
+	box.append(element('span', '', 'Sends as ' + kindOf(file) + ':'));
+	box.append(element('span', 'name', file.name));
+	box.append(element('span', '', size(file.size)));
+	const remove = element('button', '', '×');
+	remove.setAttribute('type', 'button');
+	remove.setAttribute('title', 'Do not send this file');
+	remove.onclick = () => { $('file').value = ''; showAttached(); };
+	box.append(remove);
+}
+
+/** The form: a chosen file with the text as its caption, else the text. */
+function submit() {
+	const file = $('file').files && $('file').files[0];
+	return file ? sendFile(file, $('text').value) : send($('text').value);
+}
+
 async function start() {
 	demo = await api('/demo');
 	const chats = [[demo.privateChatId, 'Private chat with @' + demo.botUsername], [demo.groupChatId, 'Demo Group'], [demo.channelChatId, 'Demo Channel']];
 	for (const [id, name] of chats) $('chat').append(new Option(name, id));
 	for (const [id, name] of [[demo.userId, 'Demo (user)'], [demo.otherUserId, 'Other (user)']]) $('user').append(new Option(name, id));
 	$('chat').onchange = () => { shown = ''; refresh(); };
-	$('form').onsubmit = (event) => { event.preventDefault(); send($('text').value).catch((error) => toast(error.message)); };
+	$('form').onsubmit = (event) => { event.preventDefault(); submit().catch((error) => toast(error.message)); };
+	$('file').onchange = showAttached;
 	$('alert').onclick = () => { $('alert').style.display = 'none'; };
 	await refresh();
 	setInterval(() => refresh().catch(() => {}), 700);
@@ -344,7 +412,7 @@ export function chatPage(): string {
 <body>
 <header><h1>Service emulator</h1><label>Chat <select id="chat"></select></label><label>Write as <select id="user"></select></label></header>
 <main id="log"></main>
-<footer><div id="typing" role="status" aria-live="polite"></div><form id="form"><input id="text" placeholder="Write a message…" autocomplete="off"><button>Send</button></form><div id="replyKeyboard"></div></footer>
+<footer><div id="typing" role="status" aria-live="polite"></div><div id="attached"></div><form id="form"><label class="attach" title="Send a file (the text is its caption)">Attach<input type="file" id="file"></label><input id="text" placeholder="Write a message…" autocomplete="off"><button>Send</button></form><div id="replyKeyboard"></div></footer>
 <div id="toast" role="status"></div>
 <div id="alert" role="alertdialog"><div id="alertText"></div></div>
 <script>${SCRIPT}</script>

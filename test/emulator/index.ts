@@ -5,6 +5,6 @@
  */
 export { startEmulator } from './server';
 export type { Emulator, EmulatorOptions, FaultKind, FaultSpec, RecordedCall, WebhookView } from './server';
-export type { DemoData } from './state';
+export type { DemoData, UserMedia, UserMessage } from './state';
 export { SECRET_HEADER } from './webhook';
 export type * from './types';

@@ -1,10 +1,11 @@
 import { CHAT_ACTIONS, LIMITS, PARSE_MODES, WEBHOOK_PORTS } from '../spec';
+import { DOWNLOAD_LIMIT_BYTES } from './files';
 import { checkFormatting } from './formatting';
 import { isInlineKeyboard, parseReplyMarkup } from './markup';
 import { UPLOAD_LIMIT_BYTES, UploadedFile, isImage } from './multipart';
 import { Params } from './params';
 import type { BotRecord, ChatRecord, MediaRecord, MessageRecord, World } from './state';
-import type { BotCommand, ChatMember, MediaKind, MessageEntity, MessageOrigin, ReplyMarkup, Update } from './types';
+import type { BotCommand, ChatMember, FileInfo, MediaKind, MessageEntity, MessageOrigin, ReplyMarkup, Update } from './types';
 import { ApiError, UUID_RE, badRequest, forbidden, isRecord, nowSeconds } from './util';
 import type { WebhookPusher } from './webhook';
 
@@ -327,6 +328,24 @@ function sendChatAction(ctx: MethodContext): unknown {
 	if (!CHAT_ACTIONS.includes(action)) throw badRequest(`wrong parameter action in request: use one of ${CHAT_ACTIONS.join(', ')}`);
 	ctx.world.recordChatAction(chat, ctx.bot.id, action);
 	return true;
+}
+
+// ---------- files ----------
+
+/**
+ * getFile (Telegram's convention; the spec shows no download): any file the service knows — sent by
+ * a user or by a bot, uploaded or registered — by its file_id, up to 20 MB, with the path the
+ * download serves it at for this bot.
+ */
+function getFile(ctx: MethodContext): FileInfo {
+	const fileId = ctx.params.raw.file_id;
+	const media = typeof fileId === 'string' && UUID_RE.test(fileId) ? ctx.world.media.get(fileId.toLowerCase()) : undefined;
+	if (!media) throw badRequest('invalid file_id');
+	const content = ctx.world.fileContent(media);
+	// Telegram's answer for a file it holds but cannot serve now; here: its bytes were dropped for the memory limit.
+	if (content === 'dropped') throw badRequest('file is temporarily unavailable');
+	if (content.bytes.length > DOWNLOAD_LIMIT_BYTES) throw badRequest('file is too big');
+	return { file_id: media.id, file_unique_id: ctx.world.uniqueId(media.id), file_size: content.bytes.length, file_path: ctx.world.filePath(ctx.bot, media, content) };
 }
 
 // ---------- chats ----------
@@ -660,6 +679,7 @@ export function buildHandlers(): Record<string, Handler> {
 		editMessageReplyMarkup,
 		deleteMessage,
 		sendChatAction,
+		getFile,
 		getChat,
 		getChatMember,
 		getChatAdministrators,

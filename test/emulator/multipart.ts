@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 
+import { imageType } from './files';
 import { ApiError } from './util';
 
 /** Telegram's limit for files a bot uploads: 50 MB. */
@@ -92,12 +93,5 @@ export function parseMultipart(raw: Buffer, contentType: string): Record<string,
 
 /** Whether the first bytes are an image the service can process (JPEG, PNG, GIF, WebP, BMP). */
 export function isImage(head: Buffer): boolean {
-	const starts = (...bytes: number[]): boolean => bytes.every((byte, index) => head[index] === byte);
-	return (
-		starts(0xff, 0xd8, 0xff) ||
-		starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a) ||
-		head.subarray(0, 4).toString('latin1') === 'GIF8' ||
-		(head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') ||
-		starts(0x42, 0x4d)
-	);
+	return imageType(head) !== undefined;
 }

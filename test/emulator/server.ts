@@ -3,12 +3,13 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GET_METHODS } from '../spec';
 import { chatActionText, chatPage } from './chat-page';
+import { USER_FILE_LIMIT_BYTES } from './files';
 import { Described, buildHandlers } from './methods';
 import { UPLOAD_LIMIT_BYTES, UploadedFile, parseMultipart } from './multipart';
 import { Params } from './params';
 import type { ParamSource } from './params';
 import { World } from './state';
-import type { BotRecord, DemoData } from './state';
+import type { BotRecord, DemoData, UserMedia, UserMessage } from './state';
 import type { CallbackAnswer, ChatActionRecord, ChatState, ChatType, MediaKind, MemberStatus, StoredMessage, Update } from './types';
 import { ApiError, ControlError, clone, isRecord, sleep } from './util';
 import { WebhookPusher } from './webhook';
@@ -39,13 +40,20 @@ export interface EmulatorOptions {
 
 export interface RecordedCall {
 	seq: number;
+	/** the token the call used; '' for a download (method 'file'), whose record never holds the token */
 	token: string;
+	/** a download (method 'file'): the bot whose token it used, when the token is one */
+	botId?: string;
+	/** a Bot API method, or 'file' for a download at `/file/bot<token>/<file_path>` (body `{file_path}`) */
 	method: string;
 	httpMethod: string;
 	body: Record<string, unknown>;
 	/** HTTP status answered; 0 while still pending (long poll) or when the socket was dropped without an answer */
 	status: number;
-	/** parsed JSON answered, or the raw text for 'malformed'/'html'/'reset' faults, null for 'drop' */
+	/**
+	 * parsed JSON answered, or the raw text for 'malformed'/'html'/'reset' faults, null for 'drop';
+	 * a download answered with the file: `{file_size, mime_type}` (the bytes sent: half of them for 'reset'/'malformed')
+	 */
 	response: unknown;
 	at: number;
 }
@@ -56,7 +64,7 @@ export interface FaultSpec {
 	kind: FaultKind;
 	/** number of matching calls to affect, default 1 */
 	count?: number;
-	/** only calls of this method (case-insensitive) */
+	/** only calls of this method (case-insensitive); 'file' for downloads at `/file/bot<token>/<file_path>` */
 	method?: string;
 	/** 'status': HTTP status / error_code, default 500 */
 	status?: number;
@@ -75,7 +83,8 @@ export interface FaultSpec {
 	execute?: boolean;
 	/**
 	 * Extension, in-process only (not through the control API): the fault applies only to calls for which
-	 * this returns true; it is asked once per call that reaches this fault, in arrival order.
+	 * this returns true; it is asked once per call that reaches this fault, in arrival order (a download
+	 * is asked with its token, which its record does not keep, and `body: {file_path}`).
 	 */
 	when?: (call: Pick<RecordedCall, 'token' | 'method' | 'body'>) => boolean;
 }
@@ -108,7 +117,8 @@ export interface Emulator {
 	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string; bytes?: Buffer }): { mediaId: string };
 	/** extension: sets (or adds) a member's status */
 	setMember(opts: { chatId: string; userId: string; status: MemberStatus }): void;
-	userSends(opts: { chatId: string; userId: string; text: string; botToken?: string; replyToMessageId?: number }): Promise<Update>;
+	/** a user's message: `text`, or `media` (a file, kept as sent; a photo also gets smaller sizes) with an optional `caption` */
+	userSends(opts: UserMessage): Promise<Update>;
 	userClicks(opts: { chatId: string; userId: string; messageId: number; data: string; botToken?: string; oldMessage?: boolean }): Promise<Update>;
 	/** extension: the bot gets a new token (as after a leak); the old one is refused from now on, webhook and chats stay */
 	changeToken(token: string, newToken: string): void;
@@ -138,6 +148,14 @@ const HTML_502 =
 	'<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
 
 const MAX_BODY = 20 * 1024 * 1024;
+
+/** A control-API body: a file users send, base64-encoded (4 characters per 3 bytes), and the other fields. */
+const MAX_CONTROL_BODY = Math.ceil(USER_FILE_LIMIT_BYTES / 3) * 4 + 1024 * 1024;
+
+/** Bot API methods that also answer GET: the spec's, and getFile (Telegram answers GET for every method; clients call getFile so). */
+const GET_ALSO: readonly string[] = [...GET_METHODS, 'getFile'];
+
+const NOT_FOUND = { ok: false, error_code: 404, description: 'Not Found' };
 
 function defaultDescription(status: number, retryAfter?: number): string {
 	if (status === 429) return `Too Many Requests: retry after ${retryAfter ?? 1}`;
@@ -169,11 +187,23 @@ function readBody(req: IncomingMessage, limit = MAX_BODY): Promise<Buffer> {
 /** An upload's body: the file within the limit, and its other fields. */
 const MAX_MULTIPART_BODY = UPLOAD_LIMIT_BYTES + 1024 * 1024;
 
-/** `contentBase64` of `POST /_emulator/media`: the file's content, or undefined when not given. */
+/** `contentBase64` of `POST /_emulator/media` and of a message's `media`: the file's content, or undefined when not given. */
 function base64Content(value: unknown): Buffer | undefined {
 	if (value === undefined) return undefined;
 	if (typeof value !== 'string' || value === '' || !/^[A-Za-z0-9+/]*={0,2}$/.test(value)) throw new ControlError('contentBase64 must be a non-empty base64 string');
 	return Buffer.from(value, 'base64');
+}
+
+/** `POST /_emulator/messages`: the body as `userSends` takes it (a file's content base64-encoded in `media.contentBase64`). */
+function userMessageOf(body: Record<string, unknown>): UserMessage {
+	const { media, ...rest } = body;
+	const message = rest as unknown as UserMessage;
+	if (media === undefined) return message;
+	if (!isRecord(media)) throw new ControlError('media must be an object {kind, contentBase64, fileName?, mimeType?, width?, height?, duration?}');
+	const { contentBase64, ...stated } = media;
+	const bytes = base64Content(contentBase64);
+	if (bytes === undefined) throw new ControlError('media.contentBase64 is required: the file\'s content, base64-encoded');
+	return { ...message, media: { ...(stated as unknown as Omit<UserMedia, 'bytes'>), bytes } };
 }
 
 function formToObject(s: string): Record<string, unknown> {
@@ -282,6 +312,10 @@ class EmulatorImpl implements Emulator {
 		const query = q < 0 ? '' : rawUrl.slice(q + 1);
 		if (path === '/_emulator' || path.startsWith('/_emulator/')) {
 			await this.handleControl(req, res, path.slice('/_emulator'.length), query);
+			return;
+		}
+		if (path.startsWith('/file/bot')) {
+			await this.handleDownload(req, res, path);
 			return;
 		}
 		if (path === '/' && (req.method ?? 'GET').toUpperCase() === 'GET') {
@@ -404,8 +438,8 @@ class EmulatorImpl implements Emulator {
 		if (!bot) return err(new ApiError(401, 'Unauthorized'));
 		const handler = this.handlers[method];
 		if (!handler || rawMethod === '') return err(new ApiError(404, 'Not Found: method not found'));
-		if (httpMethod !== 'POST' && !(httpMethod === 'GET' && GET_METHODS.includes(method))) {
-			return err(new ApiError(405, `Method Not Allowed: ${method} must be called with POST${GET_METHODS.includes(method) ? ' or GET' : ''}`));
+		if (httpMethod !== 'POST' && !(httpMethod === 'GET' && GET_ALSO.includes(method))) {
+			return err(new ApiError(405, `Method Not Allowed: ${method} must be called with POST${GET_ALSO.includes(method) ? ' or GET' : ''}`));
 		}
 		if (bodyError) return err(bodyError);
 		try {
@@ -426,13 +460,13 @@ class EmulatorImpl implements Emulator {
 		}
 	}
 
-	private takeFault(call: RecordedCall): ActiveFault | undefined {
+	private takeFault(call: RecordedCall, token = call.token): ActiveFault | undefined {
 		const { method } = call;
 		const f = this.faults.find(
 			(x) =>
 				x.remaining > 0 &&
 				(x.method === undefined || x.method.toLowerCase() === method.toLowerCase()) &&
-				(x.when === undefined || x.when({ token: call.token, method, body: call.body })),
+				(x.when === undefined || x.when({ token, method, body: call.body })),
 		);
 		if (!f) return undefined;
 		f.remaining -= 1;
@@ -485,13 +519,88 @@ class EmulatorImpl implements Emulator {
 		}
 	}
 
+	// ---------- downloads ----------
+
+	/**
+	 * `GET /file/bot<token>/<file_path>` (Telegram's download path): the bytes of a file getFile gave
+	 * this bot the path of, with its MIME type and length; 404 with Telegram's JSON for a wrong or old
+	 * token and any other path. Recorded as a call of method 'file' without the token, and faults of
+	 * method 'file' apply.
+	 */
+	private async handleDownload(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+		await readBody(req).catch(() => Buffer.alloc(0));
+		const httpMethod = (req.method ?? 'GET').toUpperCase();
+		const rest = path.slice('/file/bot'.length);
+		const slash = rest.indexOf('/');
+		const token = decodeSegment(slash < 0 ? rest : rest.slice(0, slash));
+		const filePath = slash < 0 ? '' : decodeSegment(rest.slice(slash + 1));
+		const bot = this.world.bots.get(token);
+		this.seq += 1;
+		const call: RecordedCall = { seq: this.seq, token: '', method: 'file', httpMethod, body: { file_path: filePath }, status: 0, response: null, at: Date.now() };
+		if (bot) call.botId = bot.id;
+		this.calls.push(call);
+
+		const fault = this.takeFault(call, token);
+		if (fault?.kind === 'hang') {
+			await new Promise<void>((resolve) => res.once('close', resolve));
+			return;
+		}
+		if (fault?.kind === 'delay') await sleep(fault.delayMs ?? 1000);
+		if (fault?.kind === 'result') {
+			call.status = 200;
+			call.response = { ok: true, result: fault.result };
+			sendJson(res, 200, call.response);
+			return;
+		}
+		const mediaId = bot && (httpMethod === 'GET' || httpMethod === 'HEAD') ? bot.files.byPath.get(filePath) : undefined;
+		const media = mediaId === undefined ? undefined : this.world.media.get(mediaId);
+		const content = media ? this.world.fileContent(media) : undefined;
+		const broken = fault && fault.kind !== 'delay' ? fault : undefined;
+		if (content === undefined || content === 'dropped') {
+			if (broken) this.applyFault(broken, call, res, 404, NOT_FOUND);
+			else if (!res.destroyed) {
+				call.status = 404;
+				call.response = NOT_FOUND;
+				sendJson(res, 404, NOT_FOUND);
+			}
+			return;
+		}
+		const { bytes, mimeType } = content;
+		const headers = { 'content-type': mimeType, 'content-length': bytes.length, 'x-content-type-options': 'nosniff' };
+		if (broken?.kind === 'reset' || broken?.kind === 'malformed') {
+			// 'reset': the full length announced, half the bytes, then the connection cut; 'malformed': half the bytes as if whole.
+			const half = bytes.subarray(0, Math.floor(bytes.length / 2));
+			call.status = 200;
+			call.response = { file_size: half.length, mime_type: mimeType };
+			res.writeHead(200, { ...headers, 'content-length': broken.kind === 'reset' ? bytes.length : half.length });
+			if (broken.kind === 'reset') res.write(half, () => res.socket?.destroy());
+			else res.end(half);
+			return;
+		}
+		if (broken) {
+			this.applyFault(broken, call, res, 200, null);
+			return;
+		}
+		if (res.destroyed) return;
+		call.status = 200;
+		call.response = { file_size: bytes.length, mime_type: mimeType };
+		res.writeHead(200, headers);
+		res.end(httpMethod === 'HEAD' ? undefined : bytes);
+	}
+
 	// ---------- control API ----------
 
 	private async handleControl(req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> {
 		const httpMethod = (req.method ?? 'GET').toUpperCase();
 		const params = new URLSearchParams(query);
 		let body: Record<string, unknown> = {};
-		const raw = await readBody(req).catch(() => Buffer.alloc(0));
+		let raw: Buffer;
+		try {
+			raw = await readBody(req, MAX_CONTROL_BODY);
+		} catch (error) {
+			if (error instanceof ApiError && error.code === 413) sendJson(res, 413, { error: `the body is over ${MAX_CONTROL_BODY} bytes (a file users send: at most ${USER_FILE_LIMIT_BYTES} bytes)` });
+			return;
+		}
 		if (raw.length > 0) {
 			try {
 				const parsed: unknown = JSON.parse(raw.toString('utf8'));
@@ -537,7 +646,7 @@ class EmulatorImpl implements Emulator {
 					this.serveMedia(req, res, parts[1]);
 					return;
 				case 'POST /messages':
-					out = await this.userSends(body as unknown as Parameters<Emulator['userSends']>[0]);
+					out = await this.userSends(userMessageOf(body));
 					break;
 				case 'POST /bots/token':
 					this.changeToken(str('token') ?? '', str('newToken') ?? '');

@@ -15,11 +15,26 @@ import type {
 	MessageChat,
 	MessageEntity,
 	MessageOrigin,
+	PhotoSize,
 	ReplyMarkup,
 	StoredMessage,
 	Update,
 	User,
 } from './types';
+import {
+	FILE_FOLDERS,
+	UNKNOWN_PHOTO_SIZE,
+	USER_FILE_LIMIT_BYTES,
+	colourOf,
+	extensionOfType,
+	imageSize,
+	imageType,
+	pathExtension,
+	placeholder,
+	smallerSizes,
+	solidPng,
+	typeOfName,
+} from './files';
 import { isInlineKeyboard } from './markup';
 import { ControlError, clone, deterministicTokenSecret, deterministicUuid, nowSeconds } from './util';
 
@@ -70,6 +85,8 @@ export interface BotRecord {
 	/** monotonic counter behind WebhookState.generation */
 	webhookGeneration: number;
 	poller: Poller | null;
+	/** the file paths getFile gave this bot (Telegram's are per bot): path → media id, media id → path, and the next number per folder */
+	files: { byPath: Map<string, string>; byMedia: Map<string, string>; next: Map<string, number> };
 }
 
 export interface ChatRecord {
@@ -95,7 +112,8 @@ export interface MessageRecord {
 	entities?: MessageEntity[];
 	caption?: string;
 	captionEntities?: MessageEntity[];
-	media?: { kind: MediaKind; id: string };
+	/** `sizes`: a user's photo, as Telegram gives it: the ids of its sizes, smallest first, the original (`id`) last */
+	media?: { kind: MediaKind; id: string; sizes?: string[] };
 	replyMarkup?: ReplyMarkup;
 	replyToId?: number;
 	forward?: { origin: MessageOrigin; fromUserId?: string; fromChatId?: string; fromMessageId?: number; date: number };
@@ -115,6 +133,36 @@ export interface MediaRecord {
 	sha256?: string;
 	/** The file's content, for the chat page to open; absent for media registered without content, or dropped (MEDIA_BYTES_KEPT_MAX). */
 	bytes?: Buffer;
+	/** true once the content was dropped (MEDIA_BYTES_KEPT_MAX): getFile then answers "file is temporarily unavailable" */
+	dropped?: boolean;
+	/** photos and videos users sent: the stated dimensions; videos and voice: the duration in seconds */
+	width?: number;
+	height?: number;
+	duration?: number;
+}
+
+/** A file a user sends (`userSends({ media })`): its kind and content, and what the user's app states about it. */
+export interface UserMedia {
+	kind: MediaKind;
+	bytes: Buffer;
+	fileName?: string;
+	mimeType?: string;
+	/** photos and videos; a photo's are read from its header when not given */
+	width?: number;
+	height?: number;
+	/** videos and voice, in seconds */
+	duration?: number;
+}
+
+/** A user's message: a text, or a file with an optional caption. */
+export interface UserMessage {
+	chatId: string;
+	userId: string;
+	text?: string;
+	caption?: string;
+	media?: UserMedia;
+	botToken?: string;
+	replyToMessageId?: number;
 }
 
 export interface CallbackRecord {
@@ -131,9 +179,10 @@ export interface CallbackRecord {
 export const CHAT_ACTION_MS = 5000;
 
 /**
- * The most file content kept at once (four uploads at the 50 MB limit): beyond it the oldest files'
- * bytes are dropped (their messages stay, the page just cannot open them), so a long session of
- * uploads cannot exhaust the process's memory.
+ * The most file content kept at once (four uploads at the 50 MB limit, three files users send at
+ * theirs): beyond it the oldest files' bytes are dropped (their messages stay, the page just cannot
+ * open them, getFile says the file is temporarily unavailable), so a long session of uploads cannot
+ * exhaust the process's memory.
  */
 export const MEDIA_BYTES_KEPT_MAX = 200 * 1024 * 1024;
 
@@ -159,6 +208,8 @@ export class World {
 	/** ids of the media whose bytes are kept, oldest first, and their total size */
 	private withBytes: string[] = [];
 	private bytesKept = 0;
+	/** the generated content of files registered without it, once made (files.ts `placeholder`) */
+	private placeholders = new Map<string, { bytes: Buffer; mimeType?: string }>();
 	/** called whenever updates were queued for a bot */
 	onQueued: (bot: BotRecord) => void = () => undefined;
 
@@ -184,6 +235,7 @@ export class World {
 		this.callbackCounter = 0;
 		this.withBytes = [];
 		this.bytesKept = 0;
+		this.placeholders.clear();
 		this.seed();
 	}
 
@@ -274,6 +326,7 @@ export class World {
 			webhook: null,
 			webhookGeneration: 0,
 			poller: null,
+			files: { byPath: new Map(), byMedia: new Map(), next: new Map() },
 		};
 		this.bots.set(opts.token, bot);
 		this.botsById.set(id, bot);
@@ -321,18 +374,32 @@ export class World {
 	}
 
 	/** A media file; with `bytes`, its content is kept (size and SHA-256 from them) and the chat page can open it. */
-	addMedia(opts: { kind: MediaKind; fileName?: string; mimeType?: string; size?: number; sha256?: string; bytes?: Buffer }): { mediaId: string } {
+	addMedia(opts: {
+		kind: MediaKind;
+		fileName?: string;
+		mimeType?: string;
+		size?: number;
+		sha256?: string;
+		bytes?: Buffer;
+		width?: number;
+		height?: number;
+		duration?: number;
+	}): { mediaId: string } {
 		if (!['photo', 'video', 'document', 'voice'].includes(opts.kind)) throw new ControlError('kind must be photo, video, document or voice');
 		const id = this.nextId(`media-${opts.kind}`);
 		const { bytes } = opts;
-		this.media.set(id, {
+		const record: MediaRecord = {
 			id,
 			kind: opts.kind,
 			fileName: opts.fileName ?? MIME[opts.kind].fileName,
 			mimeType: opts.mimeType ?? MIME[opts.kind].mimeType,
 			size: bytes?.length ?? opts.size,
 			sha256: opts.sha256 ?? (bytes ? createHash('sha256').update(bytes).digest('hex') : undefined),
-		});
+		};
+		if (opts.width !== undefined) record.width = opts.width;
+		if (opts.height !== undefined) record.height = opts.height;
+		if (opts.duration !== undefined) record.duration = opts.duration;
+		this.media.set(id, record);
 		if (bytes) this.keepBytes(id, bytes);
 		return { mediaId: id };
 	}
@@ -341,7 +408,10 @@ export class World {
 		while (this.withBytes.length > 0 && this.bytesKept + bytes.length > MEDIA_BYTES_KEPT_MAX) {
 			const oldest = this.media.get(this.withBytes.shift() as string);
 			this.bytesKept -= oldest?.bytes?.length ?? 0;
-			if (oldest) delete oldest.bytes;
+			if (oldest) {
+				delete oldest.bytes;
+				oldest.dropped = true;
+			}
 		}
 		const record = this.media.get(mediaId) as MediaRecord;
 		record.bytes = bytes;
@@ -410,13 +480,73 @@ export class World {
 		return { user: clone(user), status: chat.members.get(user.id) ?? 'left', is_anonymous: false };
 	}
 
+	/** A file's file_unique_id: the same for the same file, whichever bot or message shows it. */
+	uniqueId(mediaId: string): string {
+		return deterministicUuid(`unique:${mediaId}`).replace(/-/g, '').slice(0, 16);
+	}
+
 	mediaRef(mediaId: string): MediaRef {
 		const m = this.media.get(mediaId);
-		const out: MediaRef = { file_id: mediaId, file_unique_id: deterministicUuid(`unique:${mediaId}`).replace(/-/g, '').slice(0, 16) };
+		const out: MediaRef = { file_id: mediaId, file_unique_id: this.uniqueId(mediaId) };
+		if (m?.kind === 'video' && m.width !== undefined && m.height !== undefined) {
+			out.width = m.width;
+			out.height = m.height;
+		}
+		if ((m?.kind === 'video' || m?.kind === 'voice') && m.duration !== undefined) out.duration = m.duration;
 		if (m?.fileName !== undefined && (m.kind === 'document' || m.kind === 'video')) out.file_name = m.fileName;
 		if (m?.mimeType !== undefined && m.kind !== 'photo') out.mime_type = m.mimeType;
 		if (m?.size !== undefined) out.file_size = m.size;
 		return out;
+	}
+
+	/** A user's photo as Telegram gives it: every size, smallest first. */
+	photoSizes(ids: string[]): PhotoSize[] {
+		return ids.map((id) => {
+			const m = this.media.get(id);
+			return {
+				file_id: id,
+				file_unique_id: this.uniqueId(id),
+				width: m?.width ?? UNKNOWN_PHOTO_SIZE.width,
+				height: m?.height ?? UNKNOWN_PHOTO_SIZE.height,
+				file_size: m?.size ?? 0,
+			};
+		});
+	}
+
+	// ---- files (getFile and the download path) ----
+
+	/**
+	 * A file's content for getFile and the download path: the bytes kept, or for a file registered
+	 * without them the generated placeholder (files.ts); 'dropped' when its bytes were dropped for the
+	 * memory limit (MEDIA_BYTES_KEPT_MAX).
+	 */
+	fileContent(media: MediaRecord): { bytes: Buffer; mimeType: string; generated: boolean } | 'dropped' {
+		if (media.bytes) return { bytes: media.bytes, mimeType: media.mimeType ?? 'application/octet-stream', generated: false };
+		if (media.dropped) return 'dropped';
+		let made = this.placeholders.get(media.id);
+		if (!made) {
+			made = placeholder(media.kind, media.id, media.size);
+			this.placeholders.set(media.id, made);
+		}
+		return { bytes: made.bytes, mimeType: made.mimeType ?? media.mimeType ?? 'application/octet-stream', generated: true };
+	}
+
+	/**
+	 * The path getFile gives `bot` for a file, as Telegram writes it (`photos/file_0.jpg`): numbered per
+	 * bot and folder from 0, the same path each time for the same file.
+	 */
+	filePath(bot: BotRecord, media: MediaRecord, content: { mimeType: string; generated: boolean }): string {
+		const known = bot.files.byMedia.get(media.id);
+		if (known !== undefined) return known;
+		const folder = FILE_FOLDERS[media.kind];
+		const number = bot.files.next.get(folder) ?? 0;
+		bot.files.next.set(folder, number + 1);
+		// A placeholder is not the named file: its path says what it is (a photo's is a PNG).
+		const extension = pathExtension(media.kind, content.generated ? undefined : media.fileName, content.mimeType);
+		const path = `${folder}/file_${number}${extension === undefined ? '' : `.${extension}`}`;
+		bot.files.byPath.set(path, media.id);
+		bot.files.byMedia.set(media.id, path);
+		return path;
 	}
 
 	findMessage(chat: ChatRecord, messageId: number): MessageRecord | undefined {
@@ -452,7 +582,8 @@ export class World {
 		}
 		if (rec.text !== undefined) msg.text = rec.text;
 		if (rec.entities !== undefined) msg.entities = clone(rec.entities);
-		if (rec.media) msg[rec.media.kind] = this.mediaRef(rec.media.id);
+		if (rec.media?.sizes) msg.photo = this.photoSizes(rec.media.sizes);
+		else if (rec.media) msg[rec.media.kind] = this.mediaRef(rec.media.id);
 		if (rec.caption !== undefined) msg.caption = rec.caption;
 		if (rec.captionEntities !== undefined) msg.caption_entities = clone(rec.captionEntities);
 		if (rec.editDate !== undefined) msg.edit_date = rec.editDate;
@@ -529,7 +660,7 @@ export class World {
 	}
 
 	/** A user's message: stored in the chat and queued for the receiving bot(s). */
-	userSends(opts: { chatId: string; userId: string; text: string; botToken?: string; replyToMessageId?: number }): Update {
+	userSends(opts: UserMessage): Update {
 		const chat = this.resolveChat(opts.chatId);
 		if (!chat) throw new ControlError(`unknown chat ${opts.chatId}`, 404);
 		const user = this.users.get(opts.userId);
@@ -538,14 +669,54 @@ export class World {
 		if (chat.type === 'channel' && !['creator', 'administrator'].includes(chat.members.get(user.id) ?? 'left')) {
 			throw new ControlError(`only the creator and administrators post in a channel; user ${opts.userId} is a subscriber`);
 		}
-		if (typeof opts.text !== 'string' || opts.text.length === 0) throw new ControlError('text must be a non-empty string');
+		if (opts.media === undefined) {
+			if (typeof opts.text !== 'string' || opts.text.length === 0) throw new ControlError('text must be a non-empty string (or send media, with an optional caption)');
+			if (opts.caption !== undefined) throw new ControlError('caption goes with media; a message without media has text');
+		} else {
+			if (opts.text !== undefined) throw new ControlError('a message has text, or media with an optional caption: give the media\'s text as caption');
+			if (opts.caption !== undefined && typeof opts.caption !== 'string') throw new ControlError('caption must be a string');
+			checkUserMedia(opts.media);
+		}
 		const receivers = this.receivers(chat, opts.botToken);
 		if (opts.replyToMessageId !== undefined && !this.findMessage(chat, opts.replyToMessageId)) {
 			throw new ControlError(`message ${opts.replyToMessageId} not found in chat`);
 		}
-		const rec = this.appendMessage(chat, { fromId: user.id, text: opts.text, replyToId: opts.replyToMessageId });
+		const media = opts.media === undefined ? undefined : this.addUserMedia(opts.media);
+		const caption = media && opts.caption !== '' ? opts.caption : undefined;
+		const rec = this.appendMessage(chat, { fromId: user.id, text: opts.text, media, caption, replyToId: opts.replyToMessageId });
 		const updates = receivers.map((bot) => ({ bot, update: this.queueUpdate(bot, { message: this.toMessage(chat, rec) }) }));
 		return this.primary(updates, opts.botToken);
+	}
+
+	/**
+	 * A file a user sends, stored as Telegram's clients send it: a photo gets its smaller sizes as
+	 * files of their own (PNGs of the photo's colour); documents, voice and video the stated or usual
+	 * name, type, dimensions and duration.
+	 */
+	private addUserMedia(media: UserMedia): NonNullable<MessageRecord['media']> {
+		const { kind, bytes } = media;
+		if (kind === 'photo') {
+			const size = media.width !== undefined && media.height !== undefined ? { width: media.width, height: media.height } : (imageSize(bytes) ?? UNKNOWN_PHOTO_SIZE);
+			const mimeType = media.mimeType ?? imageType(bytes) ?? 'image/jpeg';
+			const original = this.addMedia({ kind, bytes, mimeType, fileName: media.fileName ?? `photo.${extensionOfType(mimeType) ?? 'jpg'}`, ...size }).mediaId;
+			const colour = colourOf(this.media.get(original)?.sha256 ?? '');
+			const sizes = smallerSizes(size.width, size.height).map(
+				({ width, height }) => this.addMedia({ kind, bytes: solidPng(width, height, colour), mimeType: 'image/png', fileName: `photo_${width}x${height}.png`, width, height }).mediaId,
+			);
+			return { kind, id: original, sizes: [...sizes, original] };
+		}
+		const mimeType = media.mimeType ?? typeOfName(media.fileName) ?? MIME_OF_USER_FILE[kind];
+		const fileName = media.fileName ?? (kind === 'voice' ? undefined : `${kind}.${extensionOfType(mimeType) ?? 'bin'}`);
+		const { mediaId } = this.addMedia({
+			kind,
+			bytes,
+			mimeType,
+			fileName,
+			width: kind === 'video' ? (media.width ?? USUAL_VIDEO.width) : undefined,
+			height: kind === 'video' ? (media.height ?? USUAL_VIDEO.height) : undefined,
+			duration: kind === 'video' || kind === 'voice' ? (media.duration ?? 1) : undefined,
+		});
+		return { kind, id: mediaId };
 	}
 
 	/**
@@ -621,4 +792,28 @@ export class World {
 		const want = botToken ?? this.demo.token;
 		return (updates.find((u) => u.bot.token === want) ?? updates[0]).update;
 	}
+}
+
+/** The type a user's file has when neither its name nor the caller says one. */
+const MIME_OF_USER_FILE: Record<MediaKind, string> = { photo: 'image/jpeg', video: 'video/mp4', document: 'application/octet-stream', voice: 'audio/ogg' };
+
+/** The dimensions stated for a user's video when not given (the emulator does not read video headers). */
+const USUAL_VIDEO = { width: 1280, height: 720 } as const;
+
+const positiveInteger = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) > 0;
+
+/** A user's file as the control API or a test gives it: refused with a ControlError unless it is one the service takes. */
+function checkUserMedia(media: UserMedia): void {
+	if (!['photo', 'video', 'document', 'voice'].includes(media.kind)) throw new ControlError('media.kind must be photo, video, document or voice');
+	if (!Buffer.isBuffer(media.bytes) || media.bytes.length === 0) throw new ControlError('media needs its content: non-empty bytes (contentBase64 in the control API)');
+	if (media.bytes.length > USER_FILE_LIMIT_BYTES) throw new ControlError(`a file users send is at most ${USER_FILE_LIMIT_BYTES} bytes here, got ${media.bytes.length}`);
+	for (const name of ['fileName', 'mimeType'] as const) {
+		const value = media[name];
+		if (value !== undefined && (typeof value !== 'string' || value === '')) throw new ControlError(`media.${name} must be a non-empty string`);
+	}
+	for (const name of ['width', 'height', 'duration'] as const) {
+		const value = media[name];
+		if (value !== undefined && !positiveInteger(value)) throw new ControlError(`media.${name} must be a positive integer`);
+	}
+	if ((media.width === undefined) !== (media.height === undefined)) throw new ControlError('media.width and media.height go together');
 }

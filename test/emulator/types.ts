@@ -41,12 +41,37 @@ export interface ChatMember {
 	is_anonymous: boolean;
 }
 
+/**
+ * A file in a message. What the bot sent: `file_id`, `file_unique_id`, `file_name` (documents and
+ * videos), `mime_type` (all but photos), `file_size` when known. What a user sent also has Telegram's
+ * `width`/`height` (video) and `duration` (video, voice).
+ */
 export interface MediaRef {
 	file_id: string;
 	file_unique_id: string;
+	width?: number;
+	height?: number;
+	duration?: number;
 	file_name?: string;
 	mime_type?: string;
 	file_size?: number;
+}
+
+/** One size of a photo a user sent (Telegram's PhotoSize): `message.photo` is an array of them, smallest first. */
+export interface PhotoSize {
+	file_id: string;
+	file_unique_id: string;
+	width: number;
+	height: number;
+	file_size: number;
+}
+
+/** The result of getFile (Telegram's File): `file_path` is where `{base}/file/bot<token>/<file_path>` serves the bytes. */
+export interface FileInfo {
+	file_id: string;
+	file_unique_id: string;
+	file_size: number;
+	file_path: string;
 }
 
 export interface InlineKeyboardButton {
@@ -101,7 +126,8 @@ export interface Message {
 	entities?: MessageEntity[];
 	caption?: string;
 	caption_entities?: MessageEntity[];
-	photo?: MediaRef;
+	/** an object when the bot sent the photo; the array of sizes (smallest first, the original last) when a user did */
+	photo?: MediaRef | PhotoSize[];
 	video?: MediaRef;
 	document?: MediaRef;
 	voice?: MediaRef;
@@ -150,7 +176,8 @@ export interface StoredMessage extends Omit<Message, 'reply_markup' | 'reply_to_
 	sent_by_bot: boolean;
 	/**
 	 * Where the chat page opens the message's file: `/_emulator/media/<file_id>` (control API, never a
-	 * path with the bot token); only when the emulator keeps the file's bytes (uploads, media added with content).
+	 * path with the bot token; for a user's photo, the original); only when the emulator keeps the
+	 * file's bytes (uploads, files users sent, media added with content).
 	 */
 	media_url?: string;
 }

@@ -114,6 +114,24 @@ export class EmulatorProcess {
 	}
 
 	/**
+	 * The demo user (or `userId`) sends a file in a chat (default: the demo private chat), with an
+	 * optional caption; the update's message carries it as Telegram gives it (a photo as its sizes).
+	 */
+	userSendsFile(
+		kind: 'photo' | 'video' | 'document' | 'voice',
+		bytes: Buffer,
+		{
+			fileName,
+			mimeType,
+			caption,
+			chatId = this.demo.privateChatId,
+			userId = this.demo.userId,
+		}: { fileName?: string; mimeType?: string; caption?: string; chatId?: string; userId?: string } = {},
+	): Promise<Record<string, unknown>> {
+		return this.control('POST', 'messages', { chatId, userId, caption, media: { kind, contentBase64: bytes.toString('base64'), fileName, mimeType } });
+	}
+
+	/**
 	 * The demo user clicks the inline button with `data` under message `messageId`. `oldMessage`: the
 	 * click carries only the message's id and chat, as Telegram sends it for messages older than 48 hours.
 	 */
