@@ -424,6 +424,30 @@ export function specMethod(name: string): SpecMethod {
 	return found;
 }
 
+// ---------------------------------------------------------------- files users send: Telegram's convention
+
+/**
+ * Files users send — not shown (part 2: "other fields of a message (media, entities, …): not shown";
+ * no download endpoint): Telegram's convention, which the service follows. A message carries one of
+ * `photo` (its sizes, smallest first), `document`, `voice`, `video`, with an optional `caption`;
+ * `getFile` with a `file_id` answers a File (`file_id`, `file_unique_id`, `file_size`, `file_path`),
+ * and the bytes are at `{base URL}/file/bot<token>/<file_path>`, for files up to 20 MB.
+ */
+export const FILES = {
+	/** Telegram: the message fields that carry a file, one per message. */
+	mediaFields: ['photo', 'document', 'voice', 'video'],
+	/** Telegram: the method that gives a file's path (it only reads). */
+	method: 'getFile',
+	/** The README's grouping: Get File under a resource of its own. */
+	resource: 'file',
+	/** Telegram: what getFile answers. */
+	fileFields: ['file_id', 'file_unique_id', 'file_size', 'file_path'],
+	/** Telegram: bots download files of up to 20 MB; getFile refuses larger ones ("file is too big"). */
+	downloadBytes: { max: 20 * 1024 * 1024 },
+	/** Telegram: photos are JPEG (its clients convert what users send). */
+	photoMimeType: 'image/jpeg',
+} as const;
+
 // ---------------------------------------------------------------- where the document leaves room
 
 /**

@@ -25,13 +25,14 @@
  * it, and a workflow published later must not run it again); it never changes the bot's update types
  * and leaves answers to waiting executions to the published triggers.
  */
-import type { IDataObject, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { callMethod, messageOf, pause, refusalStatus } from '../shared/transport';
 import type { ChatAnswer } from '../shared/trigger/answers';
 import { answerDesk } from '../shared/trigger/answers';
 import { deliverUpdate } from '../shared/trigger/deliver';
+import { hasFilesToDownload, withFiles } from '../shared/trigger/files';
 import { groupedItem, isCommand, routed } from '../shared/trigger/output';
 import type { ReceivedUpdate } from '../shared/trigger/update';
 import type { Delivery, DeliveryEnvironment } from '../shared/trigger/deliver';
@@ -98,6 +99,8 @@ class PollingMember implements FeedMember {
 	private readonly botKey: string;
 	/** Messages being gathered, by chat and user; each has a waiter that runs it once the chat is quiet. */
 	private readonly groups = new Map<string, MessageGroup>();
+	/** The first update of each group whose files are being downloaded before it runs. */
+	private readonly preparing = new Set<number>();
 	private readonly waiters = new Set<Promise<void>>();
 	private readonly stopping = new AbortController();
 
@@ -141,14 +144,32 @@ class PollingMember implements FeedMember {
 	 * key (a unique index of its executions table, n8n 2.x): an update fetched again after n8n stopped
 	 * between creating its execution and saving the offset does not run twice. Older n8n ignores it.
 	 */
-	private emitUpdate(update: ReceivedUpdate, item: IDataObject, updateId: number): void {
+	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number): void {
 		const deduplicationKey = `service-bot:${this.environment.windowKey}:${updateId}`;
 		this.ctx.emit(routed(update, item, this.environment.settings), undefined, undefined, deduplicationKey);
 	}
 
-	/** The first update of the messages being gathered, which the service must keep until they ran. */
+	/**
+	 * The item with the files of its messages (Download Files). The updates after it wait, so that
+	 * executions start in update order; unpublishing waits for a download under way (its message
+	 * then runs), as it runs the gathered messages.
+	 */
+	private async withFiles(updates: readonly ReceivedUpdate[], json: IDataObject): Promise<INodeExecutionData> {
+		const settings = this.environment.settings;
+		if (!hasFilesToDownload(updates, settings)) return { json };
+		const item = withFiles(this.ctx, updates, json, settings);
+		const waiter = item.then(() => undefined);
+		this.waiters.add(waiter);
+		try {
+			return await item;
+		} finally {
+			this.waiters.delete(waiter);
+		}
+	}
+
+	/** The first update of the messages being gathered (or their files fetched), which the service must keep until they ran. */
 	get held(): number | undefined {
-		const firsts = [...this.groups.values()].map((group) => group.updates[0].updateId);
+		const firsts = [...[...this.groups.values()].map((group) => group.updates[0].updateId), ...this.preparing];
 		return firsts.length > 0 ? Math.min(...firsts) : undefined;
 	}
 
@@ -162,15 +183,16 @@ class PollingMember implements FeedMember {
 		const gathered = delivery.run && this.gather(delivery.update);
 		// A gathered message shows typing too: the user sees the bot is there while it waits for more.
 		if (delivery.run && this.environment.settings.showTyping) showTyping(this.ctx, delivery.update);
+		const runsNow = delivery.run && !gathered;
+		const item = runsNow ? await this.withFiles([delivery.update], delivery.item) : undefined;
 		// Saved by n8n together with the next emit (n8n saves a trigger's static data on emit); never
 		// beyond a message still gathered, so n8n stopping hard meanwhile fetches it again. An update
 		// that runs keeps itself in the saved offset: n8n saves it while it creates the execution, and
 		// a process killed in between must fetch it again (its deduplication key refuses a second run).
-		const runsNow = delivery.run && !gathered;
 		this.storeOffset(Math.min(runsNow ? updateId : updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
 		if (gathered) return undefined;
 		if (delivery.run) {
-			this.emitUpdate(delivery.update, delivery.item, updateId);
+			this.emitUpdate(delivery.update, item ?? { json: delivery.item }, updateId);
 			return undefined;
 		}
 		if ('answer' in delivery) return delivery.answer;
@@ -220,14 +242,27 @@ class PollingMember implements FeedMember {
 		const due = [...this.groups.entries()]
 			.filter(([other, group]) => other === key || group.deadline <= now)
 			.sort(([, a], [, b]) => lastOf(a).updateId - lastOf(b).updateId);
+		// They leave the gathered ones at once (a message coming meanwhile starts a new group, and a
+		// waiter waking meanwhile finds them gone); while their files download they are still held, so
+		// the service keeps their messages.
 		for (const [dueKey, group] of due) {
-			// Each leaves the gathered ones just before it runs: the offset saved with it stays below the others.
 			this.groups.delete(dueKey);
+			this.preparing.add(group.updates[0].updateId);
+		}
+		for (const [, group] of due) {
 			const last = lastOf(group);
-			this.storeOffset(Math.min(group.updates[0].updateId, this.held ?? Number.POSITIVE_INFINITY));
+			const first = group.updates[0].updateId;
 			// Again as the gathered messages run: the typing shown for the first may have ended.
 			if (this.environment.settings.showTyping) showTyping(this.ctx, last);
-			this.emitUpdate(last, groupedItem(group.updates, this.environment.settings), last.updateId);
+			let item: INodeExecutionData;
+			try {
+				item = await this.withFiles(group.updates, groupedItem(group.updates, this.environment.settings));
+			} finally {
+				this.preparing.delete(first);
+			}
+			// The offset saved with it stays below the others still gathered.
+			this.storeOffset(Math.min(first, this.held ?? Number.POSITIVE_INFINITY));
+			this.emitUpdate(last, item, last.updateId);
 		}
 	}
 
@@ -245,9 +280,10 @@ class PollingMember implements FeedMember {
 	private async show(delivery: Delivery): Promise<undefined> {
 		if (delivery.run) {
 			this.done = true;
+			const item = await this.withFiles([delivery.update], delivery.item);
 			// Before the emit: n8n ends the test (aborting what is still open) once the execution ran.
 			if (this.feed && this.feed.published.length === 0) await this.feed.acknowledge(this.firstAnswer ?? delivery.updateId + 1, 'that the test showed', this.ctx);
-			this.emitUpdate(delivery.update, delivery.item, delivery.updateId);
+			this.emitUpdate(delivery.update, item, delivery.updateId);
 		} else if ('leftAnswer' in delivery && delivery.leftAnswer && delivery.updateId !== undefined) {
 			this.firstAnswer ??= delivery.updateId;
 		}

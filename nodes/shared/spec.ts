@@ -27,6 +27,8 @@ export const LIMITS = {
 	commandsPerList: { max: 100 },
 	/** Spec: "the endpoint and payload for uploading: not shown". Telegram's 50 MB for files bots upload. */
 	uploadBytes: { max: 50 * 1024 * 1024 },
+	/** Spec: no download endpoint shown. Telegram's 20 MB for files bots download (getFile, then the file path). */
+	downloadBytes: { max: 20 * 1024 * 1024 },
 } as const;
 
 export const UPDATE_TYPES = ['message', 'callback_query'] as const;

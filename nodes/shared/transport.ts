@@ -3,9 +3,11 @@
  * `callMethod`: it unwraps the `{ok, result}` envelope, turns `ok:false` into a `NodeApiError` with
  * the service's own description, waits out 429s, retries transient failures only where that cannot
  * act twice, and makes sure the bot token never leaves in an error. What went wrong is also kept as
- * a typed failure (`failureOf`), which callers decide on instead of parsing the error's texts.
+ * a typed failure (`failureOf`), which callers decide on instead of parsing the error's texts. A
+ * file's bytes (`downloadFile`) come the same way, with the same failures and retries.
  */
 import type {
+	BinaryHelperFunctions,
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
@@ -15,7 +17,7 @@ import type {
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, sleep } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { withAdvice } from './advice';
 import { tokenPathSegment } from './token';
@@ -173,11 +175,12 @@ function multipartBody(body: IDataObject): MultipartBody {
 	return form;
 }
 
-/** Time an upload may take beyond the usual timeout: one second per 256 KiB (50 MB: about 3.5 minutes). */
-function uploadTimeMs(upload: FileUpload | undefined): number {
-	if (!upload) return 0;
-	// A size n8n did not record: as long as the largest upload may take.
-	return upload.size === undefined ? 300_000 : Math.ceil(upload.size / 262_144) * 1000;
+/**
+ * Time a file of `bytes` may take to go up or come down, beyond the usual timeout: one second per
+ * 256 KiB (50 MB: about 3.5 minutes). A size n8n did not record: as long as the largest upload.
+ */
+function transferTimeMs(bytes: number | undefined): number {
+	return bytes === undefined ? 300_000 : Math.ceil(bytes / 262_144) * 1000;
 }
 
 interface Envelope {
@@ -191,6 +194,7 @@ interface Envelope {
 interface FullResponse {
 	body: unknown;
 	statusCode: number;
+	headers?: Record<string, unknown>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -355,35 +359,39 @@ function hintFor(statusCode: number, method: string): string {
 	return `The service refused ${method} (HTTP ${statusCode}).`;
 }
 
-/**
- * Calls one method of the service and returns its `result`.
- * Throws `NodeApiError` (service refused, unreachable, malformed answer); never with the token in it.
- */
-export async function callMethod<T = unknown>(
-	ctx: ServiceBotContext,
-	method: string,
-	body: IDataObject = {},
-	options: CallOptions = {},
-): Promise<T> {
-	const token = await tokenOf(ctx);
-	const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-	const readOnly = options.idempotent === true;
-	const longPollMs = (options.longPollSeconds ?? 0) * 1000;
-	const upload = uploadIn(body);
-	const request: IHttpRequestOptions = {
-		method: 'POST',
-		url: `/${method}`,
-		// Read again on each attempt: its file is opened anew.
-		body: upload ? (multipartBody(body) as unknown as IDataObject) : body,
-		json: true,
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		timeout: options.timeoutMs ?? (longPollMs > 0 ? longPollMs + LONG_POLL_MARGIN_MS : DEFAULT_TIMEOUT_MS + uploadTimeMs(upload)),
-		// The Bot API never redirects. Without this, axios sends every request through follow-redirects.
-		disableFollowRedirect: true,
-		...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
-	};
+/** What an exchange with the service is, for its retries and its errors. */
+interface Exchange {
+	/** The method named in the error's response (`file` for a download). */
+	readonly method: string;
+	/** What the request does, in messages: the method's name, or "the download of file …". */
+	readonly subject: string;
+	/** Only reads: repeated after a network error or a 5xx. */
+	readonly readOnly: boolean;
+	readonly policy: RetryPolicy;
+	readonly itemIndex?: number;
+	readonly abortSignal?: AbortSignal;
+}
 
+/**
+ * An answer read: its value, the response to judge as a refusal, or the error of a body that broke
+ * while it was read (the connection dropped in the middle of a file), which counts as a network error.
+ */
+type Reading<T> = { readonly value: T } | { readonly refused: FullResponse } | { readonly broken: unknown };
+
+/**
+ * One request to the service with the retries its kind allows: 429s waited out, network errors and
+ * 5xx repeated when the request only reads (or provably never left). `read` turns a response into
+ * the value, a refusal or a broken body; what it throws ends the exchange as it is. Throws
+ * `NodeApiError` with a typed failure (`failureOf`), never with the token in it.
+ */
+async function exchange<T>(
+	ctx: ServiceBotContext,
+	token: string,
+	request: IHttpRequestOptions,
+	call: Exchange,
+	read: (response: FullResponse) => Promise<Reading<T>>,
+): Promise<T> {
+	const { method, subject, readOnly, policy } = call;
 	let rateLimited = 0;
 	let transient = 0;
 	/** The call was aborted (its signal) before the service answered, or while it waited to retry. */
@@ -391,26 +399,25 @@ export async function callMethod<T = unknown>(
 		apiError(ctx, token, { kind: 'cancelled' }, {
 			method,
 			httpCode: 499,
-			message: `${method} was cancelled`,
+			message: `${subject} was cancelled`,
 			description: 'The request was aborted before the service answered.',
-			itemIndex: options.itemIndex,
+			itemIndex: call.itemIndex,
 		});
 	/** Waits before a retry; an abort meanwhile ends the call. */
 	const waitToRetry = async (ms: number): Promise<void> => {
-		await pause(ms, options.abortSignal);
-		if (options.abortSignal?.aborted) throw cancelled();
+		await pause(ms, call.abortSignal);
+		if (call.abortSignal?.aborted) throw cancelled();
 	};
 	for (;;) {
-		let response: FullResponse;
-		try {
-			response = (await ctx.helpers.httpRequestWithAuthentication.call(
-				ctx,
-				CREDENTIAL_TYPE,
-				{ ...request },
-			)) as FullResponse;
-		} catch (error) {
-			if (options.abortSignal?.aborted) throw cancelled();
-			const code = networkCode(error);
+		const sent = await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...request }).then(
+			(answer) => ({ answer: answer as FullResponse }),
+			(error: unknown) => ({ error }),
+		);
+		const reading: Reading<T> = 'error' in sent ? { broken: sent.error } : await read(sent.answer);
+		if ('broken' in reading) {
+			const { broken } = reading;
+			if (call.abortSignal?.aborted) throw cancelled();
+			const code = networkCode(broken);
 			const nothingSent = code !== undefined && NOT_SENT_CODES.has(code);
 			if ((readOnly || nothingSent) && transient < policy.transientRetries) {
 				await waitToRetry(policy.backoffBaseMs * 2 ** transient++);
@@ -423,24 +430,21 @@ export async function callMethod<T = unknown>(
 				method,
 				httpCode: timedOut ? 504 : 503,
 				message: timedOut
-					? `The service did not answer ${method} in time`
-					: `Could not reach the service for ${method}: ${messageWithCause(error)}`,
+					? `The service did not answer ${subject} in time`
+					: `Could not reach the service for ${subject}: ${messageWithCause(broken)}`,
 				description: nothingSent
 					? 'Check the base URL in the Service Bot API credential and that the service is reachable.'
 					: readOnly
 						? `Gave up after ${transient + 1} attempts.`
 						: 'The request may have reached the service, so it was not repeated: check before sending again.',
-				itemIndex: options.itemIndex,
+				itemIndex: call.itemIndex,
 			});
 		}
+		if ('value' in reading) return reading.value;
 
-		const envelope = response.body as Envelope | undefined;
-		if (response.statusCode >= 200 && response.statusCode < 300 && envelope && envelope.ok === true) {
-			return envelope.result as T;
-		}
-
-		const refusal = failureFromResponse(method, response, token);
-		const status = response.statusCode >= 200 && response.statusCode < 300 ? (refusal.errorCode ?? 502) : response.statusCode;
+		const refused = reading.refused;
+		const refusal = failureFromResponse(subject, refused, token);
+		const status = refused.statusCode >= 200 && refused.statusCode < 300 ? (refusal.errorCode ?? 502) : refused.statusCode;
 
 		if (status === 429 && rateLimited < policy.rateLimitRetries) {
 			const waitSeconds = refusal.retryAfter ?? 1;
@@ -456,11 +460,11 @@ export async function callMethod<T = unknown>(
 			continue;
 		}
 		const failure: ServiceFailure =
-			response.statusCode >= 500
+			refused.statusCode >= 500
 				? { kind: 'serverError', status }
 				: refusal.envelope
 					? { kind: 'refused', status, description: refusal.message, retryAfterSeconds: refusal.retryAfter }
-					: { kind: 'malformed', status: response.statusCode };
+					: { kind: 'malformed', status: refused.statusCode };
 		throw apiError(ctx, token, failure, {
 			method,
 			httpCode: status,
@@ -469,8 +473,217 @@ export async function callMethod<T = unknown>(
 			// What to do, where the user can act: n8n's toast shows only the message (advice.ts).
 			message: failure.kind === 'refused' ? withAdvice(refusal.message, status) : refusal.message,
 			description: refusal.description,
-			itemIndex: options.itemIndex,
+			itemIndex: call.itemIndex,
 			retryAfter: refusal.retryAfter,
 		});
 	}
+}
+
+/**
+ * Calls one method of the service and returns its `result`.
+ * Throws `NodeApiError` (service refused, unreachable, malformed answer); never with the token in it.
+ */
+export async function callMethod<T = unknown>(
+	ctx: ServiceBotContext,
+	method: string,
+	body: IDataObject = {},
+	options: CallOptions = {},
+): Promise<T> {
+	const token = await tokenOf(ctx);
+	const longPollMs = (options.longPollSeconds ?? 0) * 1000;
+	const upload = uploadIn(body);
+	const request: IHttpRequestOptions = {
+		method: 'POST',
+		url: `/${method}`,
+		// Read again on each attempt: its file is opened anew.
+		body: upload ? (multipartBody(body) as unknown as IDataObject) : body,
+		json: true,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: options.timeoutMs ?? (longPollMs > 0 ? longPollMs + LONG_POLL_MARGIN_MS : DEFAULT_TIMEOUT_MS + (upload ? transferTimeMs(upload.size) : 0)),
+		// The Bot API never redirects. Without this, axios sends every request through follow-redirects.
+		disableFollowRedirect: true,
+		...(options.abortSignal ? { abortSignal: options.abortSignal } : {}),
+	};
+	const call: Exchange = {
+		method,
+		subject: method,
+		readOnly: options.idempotent === true,
+		policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+		itemIndex: options.itemIndex,
+		abortSignal: options.abortSignal,
+	};
+	return await exchange<T>(ctx, token, request, call, async (response) => {
+		const envelope = response.body as Envelope | undefined;
+		if (response.statusCode >= 200 && response.statusCode < 300 && envelope?.ok === true) return { value: envelope.result as T };
+		return { refused: response };
+	});
+}
+
+/** A downloaded file's body as n8n's binary helpers take it: a stream (a buffer from an n8n that gives one). */
+export type FileBody = Parameters<BinaryHelperFunctions['prepareBinaryData']>[0];
+
+export interface FileResponse {
+	readonly body: FileBody;
+	/** The Content-Type the service sent, without parameters; undefined when none. */
+	readonly contentType?: string;
+}
+
+export interface DownloadOptions<T> {
+	/** What is downloaded, for messages: "file '…'" (its file_id). Never the path or the URL: the URL holds the token. */
+	readonly subject: string;
+	readonly itemIndex?: number;
+	/** The file's size as the service stated it: a body of another length came incomplete; the time allowed grows with it. */
+	readonly expectedBytes?: number;
+	/** The bytes `store` took, to compare with `expectedBytes`. */
+	readonly storedBytes: (stored: T) => number | undefined;
+	/** The largest file there is to download (the service's limit): the time allowed when the size is unknown. */
+	readonly largestBytes: number;
+	readonly retry?: Partial<RetryPolicy>;
+}
+
+/** The network code of a body shorter than the service said (a connection closed as if the file had ended). */
+export const INCOMPLETE_BODY = 'EINCOMPLETE';
+
+/** Bytes of an error answer read to find the service's description (the rest is not read). */
+const ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * The download's address relative to the credential's base, which is `{base URL}/bot{token}`
+ * (credentials/ServiceBotApi.credentials.ts). Telegram's convention puts files at
+ * `{base URL}/file/bot{token}/{file_path}`; n8n's HTTP client (axios) appends the url to baseURL and
+ * resolves the `..` when it parses the result, so the download goes through
+ * httpRequestWithAuthentication to the credential's own service, like every call, and the token is
+ * written by the same function as the credential's. A `file_path` with `.` or `..` segments could
+ * step out of the service's files: refused.
+ */
+function downloadUrl(token: string, filePath: string): string | undefined {
+	const segments = filePath.split('/').filter((segment) => segment !== '');
+	if (segments.length === 0 || segments.some((segment) => segment === '.' || segment === '..')) return undefined;
+	return `../file/bot${tokenPathSegment(token)}/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`;
+}
+
+function isStream(body: FileBody): body is Exclude<FileBody, Buffer> {
+	return !Buffer.isBuffer(body);
+}
+
+/**
+ * The start of an error answer (the service's JSON, or a proxy's page) as a refusal, without reading
+ * a large body whole; a body that breaks meanwhile is a broken one.
+ */
+async function errorAnswer(response: FullResponse): Promise<Reading<never>> {
+	const { body } = response;
+	let bytes: Buffer;
+	if (Buffer.isBuffer(body)) bytes = body;
+	else if (body !== null && typeof body === 'object' && Symbol.asyncIterator in body) {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		try {
+			for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
+				const part = Buffer.from(chunk);
+				chunks.push(part);
+				size += part.length;
+				// Leaving the loop ends (destroys) the stream.
+				if (size >= ERROR_BODY_BYTES) break;
+			}
+		} catch (error) {
+			return { broken: error };
+		}
+		bytes = Buffer.concat(chunks);
+	} else return { refused: response };
+	const text = bytes.toString('utf8');
+	let parsed: unknown = text;
+	try {
+		parsed = JSON.parse(text) as unknown;
+	} catch {
+		// Not JSON (a proxy's page): judged as it is.
+	}
+	return { refused: { statusCode: response.statusCode, body: parsed } };
+}
+
+function contentTypeOf(response: FullResponse): string | undefined {
+	const value = response.headers?.['content-type'];
+	const type = typeof value === 'string' ? value.split(';')[0].trim().toLowerCase() : '';
+	return type === '' ? undefined : type;
+}
+
+/**
+ * Downloads the file the service keeps at `filePath` (what getFile answers) and hands its body to
+ * `store` as it arrives: n8n's binary helpers write a stream to n8n's binary data store without
+ * holding the file whole. A download only reads, so a network error, a body cut off midway (or
+ * shorter than the service said) and a 5xx are tried again (the policy of read-only calls), and 429s
+ * waited out; `store` runs again on a retry. n8n not storing the file ends the download.
+ * Failures are `NodeApiError`s with a typed failure and `subject` in their message, never the path
+ * or the URL.
+ */
+export async function downloadFile<T>(
+	ctx: ServiceBotContext,
+	filePath: string,
+	store: (file: FileResponse) => Promise<T>,
+	options: DownloadOptions<T>,
+): Promise<T> {
+	const token = await tokenOf(ctx);
+	const call: Exchange = {
+		method: 'file',
+		subject: `the download of ${options.subject}`,
+		readOnly: true,
+		policy: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+		itemIndex: options.itemIndex,
+	};
+	const url = downloadUrl(token, filePath);
+	if (url === undefined) {
+		throw apiError(ctx, token, { kind: 'malformed', status: 200 }, {
+			method: call.method,
+			httpCode: 502,
+			message: `The service gave ${options.subject} a path that is not a file's`,
+			description: 'getFile answered a file_path that is empty or leaves the service\'s files (. or .. in it).',
+			itemIndex: options.itemIndex,
+		});
+	}
+	// The whole file must have come by then: a body that stalls would otherwise hold the download forever.
+	const allowedMs = DEFAULT_TIMEOUT_MS + transferTimeMs(options.expectedBytes ?? options.largestBytes);
+	const request: IHttpRequestOptions = {
+		method: 'GET',
+		url,
+		encoding: 'stream',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		timeout: DEFAULT_TIMEOUT_MS,
+		disableFollowRedirect: true,
+	};
+	return await exchange<T>(ctx, token, request, call, async (response) => {
+		if (response.statusCode < 200 || response.statusCode >= 300) return await errorAnswer(response);
+		const body = response.body as FileBody;
+		let broke: unknown;
+		const stopWatch = new AbortController();
+		if (isStream(body)) {
+			body.on('error', (error: unknown) => {
+				broke ??= error;
+			});
+			void pause(allowedMs, stopWatch.signal).then(() => {
+				if (stopWatch.signal.aborted) return;
+				body.destroy(Object.assign(new Error(`the file had not come whole after ${Math.round(allowedMs / 1000)} s`), { code: 'ETIMEDOUT' }));
+			});
+		}
+		try {
+			return await store({ body, contentType: contentTypeOf(response) }).then(
+				(value): Reading<T> => {
+					const stored = options.storedBytes(value);
+					const expected = options.expectedBytes;
+					if (expected === undefined || stored === undefined || stored === expected) return { value };
+					return { broken: Object.assign(new Error(`the file came incomplete (${stored} of ${expected} bytes)`), { code: INCOMPLETE_BODY }) };
+				},
+				(error: unknown): Reading<T> => {
+					// The body broke: the service's failure, tried again.
+					if (broke !== undefined) return { broken: broke };
+					// n8n could not store the file (its disk, its database): that ends the download.
+					throw new NodeOperationError(ctx.getNode(), redact(messageOf(error), token), { itemIndex: options.itemIndex });
+				},
+			);
+		} finally {
+			stopWatch.abort();
+			// A body n8n did not read to its end (it could not store it) must not keep the connection open.
+			if (isStream(body) && !body.destroyed) body.destroy();
+		}
+	});
 }

@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME } from '../dev/demo';
@@ -11,6 +11,7 @@ import type { Scenario } from './lib/runner';
 import { PACKAGE_NAME } from './lib/install';
 import type { Json } from './lib/n8n';
 import { launchBrowser, openNode, signIn } from './lib/browser';
+import { waitFor } from './lib/processes';
 
 const ERROR_OUTPUT_WORKFLOW = 'SvcBotErrorOut01';
 
@@ -196,10 +197,16 @@ const sendFileFromDisk: Scenario = {
 		ctx.defer(() => browser.close());
 		const { page } = browser;
 		await page.goto(`${emulator.baseUrl}/`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
-		const shown = page.locator('.msg.bot').filter({ hasText: '[document: quarterly-report.pdf, 3.0 MB]' }).first();
+		// The chat page shows the document as a card: its name (a link that opens it), size and type.
+		const shown = page.locator('.msg.bot .file').filter({ hasText: 'quarterly-report.pdf' }).first();
 		await shown.waitFor({ state: 'visible', timeout: 60_000 });
+		const card = (await shown.innerText()).replace(/\s+/g, ' ');
+		assert.match(card, /quarterly-report\.pdf/);
+		assert.match(card, /3\.0 MB · application\/pdf/, `the card shows size and type: ${card}`);
+		const opened = await fetch(new URL(String(await shown.locator('a.name').getAttribute('href')), emulator.baseUrl));
+		assert.equal(createHash('sha256').update(Buffer.from(await opened.arrayBuffer())).digest('hex'), createHash('sha256').update(report).digest('hex'), 'the link opens the file sent');
 		await page.screenshot({ path: join(ctx.screenshotDir, 'chat-page-document.png') });
-		ctx.log(`sent a ${report.length}-byte PDF from disk; the chat shows [document: quarterly-report.pdf, 3.0 MB]`);
+		ctx.log(`sent a ${report.length}-byte PDF from disk; the chat shows it as "${card}" and its link opens the same bytes`);
 
 		// What the user set up, as the editor shows it.
 		await n8n.start();
@@ -213,7 +220,64 @@ const sendFileFromDisk: Scenario = {
 	},
 };
 
+/**
+ * Files users send, as a workflow keeps them: Service Bot Trigger with Download Files → n8n's
+ * Read/Write Files from Disk writing the item's binary `data` under the file's own name.
+ */
+const receiveFileToDisk: Scenario = {
+	name: 'a document a user sends reaches the workflow as a file (trigger with Download Files): Read/Write Files from Disk saves it byte-identical under its name',
+	async run(ctx) {
+		const emulator = await ctx.emulator();
+		const files = join(ctx.dir, 'received');
+		await mkdir(files, { recursive: true });
+		// n8n 2.x writes files only under N8N_RESTRICT_FILE_ACCESS_TO; binary data on disk (n8n 1.x keeps it in memory otherwise).
+		const n8n = await ctx.n8n({ env: { N8N_RESTRICT_FILE_ACCESS_TO: files, N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem' } });
+		await n8n.start();
+		await n8n.setupOwner();
+		const { credentialId } = await ctx.createDemo(n8n, emulator);
+		const credentials = { serviceBotApi: { id: credentialId, name: DEMO_CREDENTIAL_NAME } };
+		const created = await n8n.createWorkflow({
+			name: 'Keep the files users send',
+			settings: { executionOrder: 'v1' },
+			nodes: [
+				{
+					id: 'f2f2f2f2-0000-4000-8000-000000000001',
+					name: 'Service Bot Trigger',
+					type: `${PACKAGE_NAME}.serviceBotTrigger`,
+					typeVersion: 2,
+					position: [0, 0],
+					webhookId: 'f2f2f2f2-0000-4000-8000-0000000000aa',
+					parameters: { updates: ['message'], options: { downloadFiles: true } },
+					credentials,
+				},
+				{
+					id: 'f2f2f2f2-0000-4000-8000-000000000002',
+					name: 'Save the File',
+					type: 'n8n-nodes-base.readWriteFile',
+					typeVersion: 1,
+					position: [260, 0],
+					parameters: { operation: 'write', fileName: `=${files}/{{ $json.file_name }}`, dataPropertyName: 'data', options: {} },
+				},
+			],
+			connections: { 'Service Bot Trigger': { main: [[{ node: 'Save the File', type: 'main', index: 0 }]] } },
+		});
+		await n8n.activate(String(created.id));
+		await waitFor('the trigger to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+
+		const invoice = Buffer.alloc(2 * 1024 * 1024 + 17);
+		for (let at = 0; at + 4 <= invoice.length; at += 4) invoice.writeUInt32BE(at ^ 0x5a5a5a5a, at);
+		invoice.write('%PDF-1.7', 0);
+		await emulator.userSendsFile('document', invoice, { fileName: 'invoice-1042.pdf', mimeType: 'application/pdf', caption: 'my invoice' });
+		const saved = join(files, 'invoice-1042.pdf');
+		const bytes = await waitFor('the workflow to save the file', async () => await readFile(saved).catch(() => undefined), { limitMs: 60_000 });
+		assert.equal(createHash('sha256').update(bytes).digest('hex'), createHash('sha256').update(invoice).digest('hex'), 'the saved file is the one the user sent');
+		const [execution] = await n8n.executions(String(created.id));
+		assert.equal(execution?.status, 'success');
+		ctx.log(`a ${invoice.length}-byte PDF sent by the user was saved to disk by the workflow, byte-identical (${saved})`);
+	},
+};
+
 export const ACTION_SCENARIOS: Scenario[] = [errorOutput];
 
 /** Files from the workflow (listed after the other scenarios, so their numbers stay). */
-export const UPLOAD_SCENARIOS: Scenario[] = [sendFileFromDisk];
+export const UPLOAD_SCENARIOS: Scenario[] = [sendFileFromDisk, receiveFileToDisk];

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 
 import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, aiExampleWorkflow, modelCredential } from '../dev/demo';
-import { NOTE_TEXT, TOOL_DONE_ANSWER, startChatModel, textOf } from './lib/chat-model';
+import { jpeg } from '../shared/sample-files';
+import { NOTE_TEXT, TOOL_DONE_ANSWER, pictureAnswer, startChatModel, textOf } from './lib/chat-model';
 import type { ScenarioContext } from './lib/context';
 import type { StoredMessage } from './lib/emulator';
 import type { Json } from './lib/n8n';
@@ -93,6 +94,16 @@ const aiSupportBot: Scenario = {
 			const final = await waitFor('the final answer', async () => (await botMessages()).find((message) => message.text === TOOL_DONE_ANSWER), { limitMs: 60_000 });
 			ctx.log(`the agent called the Service Bot as a tool (n8n ${n8n.options.install.n8nVersion}: no human review): the note arrived, then "${String(final.text)}"`);
 		}
+
+		// A photo (Download Files is on in the example): n8n's agent passes the image itself to the model.
+		const photo = jpeg(640, 480, 9, 5000);
+		const before = (await botMessages()).length;
+		await emulator.userSendsFile('photo', photo, { caption: 'What is this?' });
+		const described = await waitFor('the answer to a photo', async () => (await botMessages())[before], { limitMs: 60_000 });
+		assert.equal(described.text, pictureAnswer(`image/jpeg, ${photo.length} bytes`), 'the model got the photo the user sent, whole');
+		const asked = model.requests.at(-1);
+		assert.equal(textOf(asked?.messages.filter((message) => message.role === 'user').at(-1)?.content), 'What is this?', 'the caption is chatInput');
+		ctx.log(`a photo with a caption → the agent passed the ${photo.length}-byte JPEG to the model as an image: "${String(described.text)}"`);
 
 		const runsBefore = model.requests.length;
 		const executionsBefore = (await n8n.executions(workflowId)).length;

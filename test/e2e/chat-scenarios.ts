@@ -68,7 +68,7 @@ const chatPage: Scenario = {
 };
 
 const firstBot: Scenario = {
-	name: "the README's first bot (the starter workflow of npm run dev) in real n8n: a message gets a keyboard, /start a welcome, a tap its toast and the clicked message edited, with no Switch and no trigger named",
+	name: "the README's first bot (the starter workflow of npm run dev) in real n8n: a message gets a keyboard, /start a welcome, a tap its toast and the clicked message edited, a document is described, with no Switch and no trigger named",
 	async run(ctx: ScenarioContext) {
 		const { emulator, n8n, id } = await withPublished(ctx, 'firstBot');
 		const bot = async (): Promise<StoredMessage[]> => (await emulator.history()).filter((message) => message.from?.is_bot === true);
@@ -83,6 +83,11 @@ const firstBot: Scenario = {
 		assert.equal(edited.reply_markup, undefined, 'the keyboard is gone');
 		assert.deepEqual((await emulator.callbackAnswers()).map((answer) => answer.text), ['One tea coming up']);
 		ctx.log('a message → "Hello Demo! Tea or coffee?" with 🍵 Tea / ☕ Coffee; /start → the welcome; 🍵 Tea → toast "One tea coming up", the offer edited, keyboard gone');
+		const report = Buffer.from('Quarterly figures: 42 cups of tea, 17 of coffee.\n');
+		await emulator.userSendsFile('document', report, { fileName: 'report.txt', mimeType: 'text/plain' });
+		const described = `Got your document report.txt: ${report.length} bytes, text/plain. It is on the item as a file, for the next node.`;
+		await waitFor('the file described', async () => (await bot()).find((message) => message.text === described), { limitMs: 60_000 });
+		ctx.log(`a document → "${described}"`);
 
 		const browser = await launchBrowser(ctx.install);
 		ctx.defer(() => browser.close());
@@ -90,7 +95,7 @@ const firstBot: Scenario = {
 		await signIn(page, n8n.baseUrl);
 		await page.goto(`${n8n.baseUrl}/workflow/${id}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
 		const nodes = page.locator('[data-test-id="canvas-node"]');
-		await waitFor('the five nodes of the starter on the canvas', async () => ((await nodes.count()) === 5 ? true : undefined), { limitMs: 60_000 });
+		await waitFor('the seven nodes of the starter on the canvas', async () => ((await nodes.count()) === 7 ? true : undefined), { limitMs: 60_000 });
 		// The canvas fades in after its nodes exist; the screenshot is for the README.
 		await new Promise((resolve) => setTimeout(resolve, 2000));
 		// n8n's "Production Checklist" opens over a published workflow's canvas.

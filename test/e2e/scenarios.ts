@@ -300,7 +300,7 @@ const screenshots: Scenario = {
 					'Send and Wait for Response',
 					'Chat',
 					'Message',
-					'Refund order #1042',
+					'Refund order #{{ $json.order }}',
 					'Response Type',
 					'Approval',
 					'Collect Answers',

@@ -53,3 +53,27 @@ export function removeStoredFiles(): void {
 	ready = undefined;
 	storagePath = undefined;
 }
+
+/**
+ * Starts n8n-core's binary data store in filesystem mode (once per test process), as n8n 2.x runs by
+ * default: a file a node makes with `prepareBinaryData` is then streamed to disk and its item
+ * carries an `id`, not the bytes. Without it n8n-core keeps files in the item (base64).
+ */
+export async function useBinaryDataStore(): Promise<void> {
+	await service();
+}
+
+/** The bytes of a file a node put on an item, read back through n8n-core's BinaryDataService. */
+export async function readBinary(binary: IBinaryData): Promise<Buffer> {
+	return await (await service()).getAsBuffer(binary);
+}
+
+/** The metadata n8n-core stored beside a file (the store's own record of its name and type). */
+export async function storedMetadata(binary: IBinaryData): Promise<{ fileName?: string; mimeType?: string; fileSize: number } | undefined> {
+	return binary.id === undefined ? undefined : await (await service()).getMetadata(binary.id);
+}
+
+/** The folder n8n-core's binary data store writes to (the files and their metadata), once it was started. */
+export function binaryStorageFolder(): string | undefined {
+	return storagePath;
+}

@@ -8,6 +8,8 @@ export class FakeResponse {
 	headersSent = false;
 	body: unknown = undefined;
 	readonly headers: Record<string, string> = {};
+	/** Called once the node has sent its answer: express sends it to the client then, before webhook() returns. */
+	onSent?: (status: number, body: unknown) => void;
 
 	status(code: number): this {
 		this.statusCode = code;
@@ -48,6 +50,7 @@ export class FakeResponse {
 		if (this.headersSent) throw new Error('Test harness: the response was already sent');
 		this.body = body === undefined || body === null || typeof body === 'string' || Buffer.isBuffer(body) ? body : (JSON.parse(JSON.stringify(body)) as unknown);
 		this.headersSent = true;
+		this.onSent?.(this.statusCode, this.body);
 		return this;
 	}
 

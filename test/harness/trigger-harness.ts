@@ -98,6 +98,11 @@ export interface WebhookRequest {
 	mode?: HookMode;
 	/** The request's query string, parsed (n8n gives it to the node as `getQueryData()`). */
 	query?: Record<string, string>;
+	/**
+	 * Told the answer the node sends itself (`getResponseObject()`), when it sends it: express sends
+	 * it to the client then, even while webhook() goes on (`noWebhookResponse`).
+	 */
+	onAnswer?: (status: number, body: unknown) => void;
 }
 
 export interface WebhookReceipt {
@@ -364,6 +369,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				contentType: headers['content-type'].split(';')[0].trim(),
 			};
 			const res = new FakeResponse();
+			res.onSent = request.onAnswer;
 
 			// n8n runs a test delivery on the test registration's static data and does not save it.
 			const workflow = loadWorkflow(isTest ? testStore : store);
@@ -617,7 +623,11 @@ export async function startWebhookServer(
 				return;
 			}
 			const route = routes.get(path);
+			let replied = false;
+			// Once: a node that answered itself (before webhook() returned) has been answered.
 			const reply = (status: number, body: unknown) => {
+				if (replied) return;
+				replied = true;
 				const text = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
 				const type = typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
 				res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
@@ -633,7 +643,7 @@ export async function startWebhookServer(
 			}
 			const query = Object.fromEntries(requestUrl.searchParams.entries());
 			route.harness
-				.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode: route.mode, query })
+				.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode: route.mode, query, onAnswer: reply })
 				.then((receipt) => {
 					receipts.push(receipt);
 					if (receipt.workflowData) {

@@ -168,6 +168,11 @@ describe('node descriptions against version 0.1.0', () => {
 				...['chatId', 'message', 'responseType', 'approvalOptions', 'choices', 'choicesPerRow', 'answerLabel', 'collectAnswers', 'inChatNotice', 'options'].map(
 					(name) => `${name} @ message.sendAndWait (new)`,
 				),
+				// Files users send: a File resource with Get File (by File ID; Download and the output field in its options).
+				'resource @ {}.options[value="file"]',
+				'operation @ {"resource":["file"]} (new)',
+				'fileId @ file.getFile (new)',
+				'options @ file.getFile (new)',
 			].sort(),
 		);
 	});
@@ -202,6 +207,10 @@ describe('node descriptions against version 0.1.0', () => {
 				'updates @ {}.options[value="*"].name',
 				// n8n's nodes panel shows the action node under the trigger's description (one entry for both).
 				'node.description',
+				// Files users send: the handy fields say what file arrived; Download Files (off unless turned on) and Photo Size.
+				'options @ {}.options[name=addHandyFields].description',
+				'options @ {}.options[name=downloadFiles]',
+				'options @ {}.options[name=photoSize]',
 			].sort(),
 		);
 	});

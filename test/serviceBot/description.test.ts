@@ -5,7 +5,7 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { Expression } from 'n8n-workflow';
 
-import { CHAT_ACTIONS, LIMITS, METHODS, PACKAGE_RULES, PARSE_MODES, RESOURCES, UPDATE_TYPES } from '../spec';
+import { CHAT_ACTIONS, FILES, LIMITS, METHODS, PACKAGE_RULES, PARSE_MODES, RESOURCES, UPDATE_TYPES } from '../spec';
 import { fieldName, nodeType, shownFor } from './helpers';
 
 const { description } = nodeType;
@@ -29,11 +29,11 @@ function resourceOf(operation: string): string {
 }
 
 describe('node description', () => {
-	it('operation values are exactly the 33 methods of the spec plus callMethod and sendAndWait', () => {
+	it("operation values are exactly the 33 methods of the spec plus Telegram's getFile, callMethod and sendAndWait", () => {
 		const values = operationValues();
 		expect(METHODS).toHaveLength(33);
 		// sendAndWait: n8n's own value for a send-and-wait operation (n8n-workflow's SEND_AND_WAIT_OPERATION).
-		expect([...values].sort()).toEqual([...METHODS.map((method) => method.name), 'callMethod', 'sendAndWait'].sort());
+		expect([...values].sort()).toEqual([...METHODS.map((method) => method.name), FILES.method, 'callMethod', 'sendAndWait'].sort());
 		expect(new Set(values).size).toBe(values.length);
 	});
 
@@ -41,6 +41,7 @@ describe('node description', () => {
 		for (const method of METHODS) {
 			expect(resourceOf(method.name)).toBe(method.resource);
 		}
+		expect(resourceOf(FILES.method)).toBe(FILES.resource);
 		expect(resourceOf('callMethod')).toBe('other');
 		expect(resourceOf('sendAndWait')).toBe('message');
 		for (const selector of operationSelectors()) {
@@ -52,9 +53,9 @@ describe('node description', () => {
 		}
 	});
 
-	it('resources are the resources of the spec plus Other', () => {
+	it('resources are the resources of the spec, File (Get File) and Other', () => {
 		const resource = properties.find((property) => property.name === 'resource') as INodeProperties;
-		expect((resource.options as INodePropertyOptions[]).map((option) => option.value)).toEqual([...RESOURCES, 'other']);
+		expect((resource.options as INodePropertyOptions[]).map((option) => option.value)).toEqual([...RESOURCES, FILES.resource, 'other']);
 	});
 
 	it('node metadata: tool use, credential, icon, subtitle, documentation', () => {

@@ -598,6 +598,19 @@ const ROWS: Row[] = [
 		bulk: 1,
 		bad: { key: 'limit', value: 101, field: 'Limit' },
 	},
+	// Files users send (Telegram's getFile, then the download of the path it gives): the demo's files.
+	{
+		operation: 'file.getFile',
+		item: (d) => ({ file: d.media.document, download: true, field: 'invoice' }),
+		parameters: (v) => ({ fileId: v.text('{file}'), options: { download: v('download'), binaryPropertyName: v.text('{field}') } }),
+		requests: (item) => [
+			['getFile', { file_id: item.file }],
+			['file', { file_path: expect.any(String) as string }],
+		],
+		// Each item's file is one getFile and one download; several items are getFile.test.ts's.
+		bulk: 1,
+		bad: { key: 'file', value: '12345', field: 'File ID' },
+	},
 	// Call Method: any method, its body from the data.
 	{
 		operation: 'other.callMethod',

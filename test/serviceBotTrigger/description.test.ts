@@ -44,6 +44,12 @@ const CHANGED_TEXTS = [
 	'version',
 	'version.*',
 	'defaultVersion',
+	// Files users send: the handy fields say what file arrived (null fields where none); Download
+	// Files (off unless turned on) and Photo Size, new options.
+	'properties.options.options.addHandyFields.description',
+	'properties.options.options.downloadFiles.*',
+	'properties.options.options.photoSize.*',
+	'properties.options.options.photoSize.options.*.*',
 ];
 
 /**
@@ -140,7 +146,9 @@ describe('Service Bot Polling Trigger description', () => {
 		expect(updates(pollingTrigger)).toEqual(updates(webhookTrigger));
 		const options = pollingTrigger.properties.find((property) => property.name === 'options') as INodeProperties;
 		const byName = new Map((options.options as INodeProperties[]).map((option) => [option.name, option]));
-		expect([...byName.keys()].sort()).toEqual(['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'groupMessagesSeconds', 'longPollTimeout', 'separateOutputs', 'showTyping', 'updatesPerRequest', 'userIds'].sort());
+		expect([...byName.keys()].sort()).toEqual(
+			['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'downloadFiles', 'groupMessagesSeconds', 'longPollTimeout', 'photoSize', 'separateOutputs', 'showTyping', 'updatesPerRequest', 'userIds'].sort(),
+		);
 		// Off unless set, so saved workflows run every message at once as before.
 		expect(byName.get('groupMessagesSeconds')).toMatchObject({ default: 0, typeOptions: { minValue: 0 } });
 		// The spec's ranges (part 8: getUpdates timeout 0–50 s, limit 1–100) and the defaults.

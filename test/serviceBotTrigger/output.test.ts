@@ -48,6 +48,12 @@ describe('version 2: ready for an AI Agent with memory, and the handy fields wit
 			text: 'What is my order status?',
 			callback_data: null,
 			callback_query_id: null,
+			// What file arrived: none (issue 32).
+			file_kind: null,
+			file_id: null,
+			file_name: null,
+			mime_type: null,
+			file_size: null,
 			sessionId: emu.demo.privateChatId,
 			chatInput: 'What is my order status?',
 		});

@@ -45,6 +45,7 @@ export function shapeResult(output: Output, result: unknown, body: IDataObject, 
 		case 'sentMedia':
 			return [isObject(result) ? { ...result, ...fileIdOf(result, output.field) } : asItem(result)];
 		case 'object':
+		case 'file':
 			return [asItem(result)];
 	}
 }

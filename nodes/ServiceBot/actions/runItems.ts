@@ -11,12 +11,14 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { callMethod, failureOf, messageOf, refusalStatus, tokenOf } from '../../shared/transport';
+import { callMethod, failureOf, messageOf, tokenOf } from '../../shared/transport';
 import { readBody } from '../parameters/body';
 import { formattingRefused, withMarkdownConverted, withoutFormatting } from '../parameters/markdown';
 import type { ItemContext } from '../parameters/param';
 import { nodeParameter } from '../parameters/param';
 import type { Method, PreparedRequest } from '../resources/method';
+import type { FileDelivery } from './fileOutput';
+import { FILE_OPTIONS, downloadedFile, readFileDelivery } from './fileOutput';
 import { errorItem, shapeResult } from './output';
 import type { Outcome } from './scheduler';
 import { schedule } from './scheduler';
@@ -38,13 +40,15 @@ export interface PreparedItem {
 	readonly requests: readonly PreparedRequest[];
 	/** For list results: one output item per entry (option Split Into Items, on by default). */
 	readonly splitIntoItems: boolean;
+	/** For file results: where the file goes; undefined when it is not downloaded (fileOutput.ts). */
+	readonly file?: FileDelivery;
 }
 
 /** A method of the table as an operation: its parameters read into one body, then its requests. */
 export function methodOperation(method: Method, version: number): ItemOperation {
 	return {
 		...method,
-		hasItemOptions: (method.options?.length ?? 0) > 0 || method.output.kind === 'list',
+		hasItemOptions: (method.options?.length ?? 0) > 0 || method.output.kind === 'list' || method.output.kind === 'file',
 		requests(item) {
 			const read = readBody(item, method.params, version);
 			// Converted before a long text is split, so the parts are cut where formatting is whole.
@@ -78,6 +82,7 @@ export function optionsCollection(operation: Pick<Method, 'queue' | 'output' | '
 	const options: INodeProperties[] = [...(operation.options ?? [])];
 	if (operation.queue !== 'bot') options.push(concurrencyOption);
 	if (operation.output.kind === 'list') options.push(splitIntoItemsOption);
+	if (operation.output.kind === 'file') options.push(...FILE_OPTIONS);
 	if (options.length === 0) return [];
 	return [
 		{
@@ -118,14 +123,15 @@ function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 	return new NodeOperationError(ctx.getNode(), `${text} [item ${itemIndex}]`, { itemIndex });
 }
 
-/** A refusal the method explains in its own words; the service's text stays in the description. */
-function explained(operation: ItemOperation, error: NodeApiError | NodeOperationError): NodeApiError | NodeOperationError {
-	const status = refusalStatus(error);
-	if (!(error instanceof NodeApiError) || status === undefined) return error;
-	const refusal = operation.refusals?.find((candidate) => candidate.status === status && (!candidate.matches || candidate.matches.test(error.message)));
+/** A refusal the method explains in its own words (of the request's `body`); the service's text stays in the description. */
+function explained(operation: ItemOperation, error: NodeApiError | NodeOperationError, body: IDataObject): NodeApiError | NodeOperationError {
+	const failure = failureOf(error);
+	if (!(error instanceof NodeApiError) || failure?.kind !== 'refused') return error;
+	const refusal = operation.refusals?.find((candidate) => candidate.status === failure.status && (!candidate.matches || candidate.matches.test(error.message)));
 	if (!refusal) return error;
+	const message = typeof refusal.message === 'string' ? refusal.message : refusal.message({ body, said: failure.description });
 	error.description = `The service said: ${error.message}. ${error.description ?? ''}`.trim();
-	error.message = refusal.message;
+	error.message = message;
 	return error;
 }
 
@@ -161,8 +167,9 @@ function readConcurrency(ctx: IExecuteFunctions): number {
 export function readItem(ctx: IExecuteFunctions, operation: ItemOperation, itemIndex: number): PreparedItem {
 	const options = operation.hasItemOptions ? (nodeParameter(ctx, 'options', itemIndex, {}) as IDataObject) : {};
 	const requests = operation.requests({ ctx, itemIndex, options });
+	const file = operation.output.kind === 'file' ? readFileDelivery(options, { node: ctx.getNode(), itemIndex }) : undefined;
 	// A split text's parts go to one chat: the first request's chat is the item's queue.
-	return { queueKey: queueKeyOf(operation, requests[0]?.body ?? {}), requests, splitIntoItems: options.splitIntoItems !== false };
+	return { queueKey: queueKeyOf(operation, requests[0]?.body ?? {}), requests, splitIntoItems: options.splitIntoItems !== false, file };
 }
 
 /** "1", "1 and 3", "1, 3–5": item positions as n8n counts them. */
@@ -188,6 +195,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 	const requests: Array<readonly PreparedRequest[] | undefined> = new Array(items.length);
 	const queues: Array<string | undefined> = new Array(items.length);
 	const listAsOneItem = new Set<number>();
+	const files = new Map<number, FileDelivery>();
 	const queueNames = new Map<string, string>();
 	const inputErrors = new Map<number, NodeApiError | NodeOperationError>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -200,6 +208,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 				queues[itemIndex] = shared;
 			}
 			if (!prepared.splitIntoItems) listAsOneItem.add(itemIndex);
+			if (prepared.file) files.set(itemIndex, prepared.file);
 		} catch (error) {
 			const nodeError = asNodeError(this, error, itemIndex);
 			if (!continueOnFail) throw nodeError;
@@ -209,7 +218,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 
 	// 2. Send, ordered per chat, bounded overall. Outputs are appended as requests succeed, so a
 	// split text that fails part-way still has the parts that went out.
-	const outputs: Array<IDataObject[] | undefined> = new Array(items.length);
+	const outputs: Array<INodeExecutionData[] | undefined> = new Array(items.length);
 	const notices = new Set<string>();
 	const outcomes: Array<Outcome | undefined> = await schedule(
 		{
@@ -242,7 +251,9 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 						for (const json of shaped) json.notice = notice;
 						notices.add(notice);
 					}
-					(outputs[itemIndex] ??= []).push(...shaped);
+					const file = files.get(itemIndex);
+					const binary = file ? await downloadedFile(this, result, request.body, file, itemIndex) : undefined;
+					(outputs[itemIndex] ??= []).push(...shaped.map((json) => (binary ? { json, binary } : { json })));
 				}
 			},
 		},
@@ -253,7 +264,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 		// The first failure in input order; the items that did not go out are named.
 		const failedAt = outcomes.findIndex((outcome) => outcome?.status === 'failed');
 		if (failedAt >= 0) {
-			const error = explained(operation, asNodeError(this, (outcomes[failedAt] as { reason: unknown }).reason, failedAt));
+			const error = explained(operation, asNodeError(this, (outcomes[failedAt] as { reason: unknown }).reason, failedAt), requests[failedAt]?.[0]?.body ?? {});
 			const notSent = outcomes.flatMap((outcome, position) => (position !== failedAt && outcome?.status !== 'done' ? [position] : []));
 			// Input errors name their item already; a service error is named here when there are several items.
 			const where = error instanceof NodeApiError && items.length > 1 ? ` [item ${failedAt}]` : '';
@@ -275,10 +286,10 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 			continue;
 		}
 		const sent = outputs[itemIndex] ?? [];
-		for (const json of sent) returnData.push({ json, pairedItem: { item: itemIndex } });
+		for (const output of sent) returnData.push({ ...output, pairedItem: { item: itemIndex } });
 		const outcome = outcomes[itemIndex];
 		if (outcome?.status === 'failed') {
-			const error = explained(operation, asNodeError(this, outcome.reason, itemIndex));
+			const error = explained(operation, asNodeError(this, outcome.reason, itemIndex), requests[itemIndex]?.[0]?.body ?? {});
 			const total = requests[itemIndex]?.length ?? 1;
 			returnData.push(errorItem(error, itemIndex, errorOutput, { sent: sent.length, total }));
 		}

@@ -10,6 +10,7 @@
  */
 import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { megabytes } from '../../shared/files';
 import { LIMITS } from '../../shared/spec';
 import { FileUpload } from '../../shared/transport';
 import type { At } from './errors';
@@ -39,10 +40,6 @@ const MIME_TYPE_FIELD = 'MIME Type';
 const READ_CHUNK_BYTES = 256 * 1024;
 
 const UPLOAD_LIMIT = LIMITS.uploadBytes.max;
-
-function megabytes(bytes: number): string {
-	return `${(bytes / 1_048_576).toFixed(1)} MB`;
-}
 
 /** The exact size of a file: newer n8n records it (`bytes`); in memory, its base64 says it; else unknown. */
 function sizeOf(binary: IBinaryData): number | undefined {

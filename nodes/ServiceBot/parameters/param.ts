@@ -11,7 +11,7 @@ export const NODE_VERSIONS = [1, 2, 3] as const;
 /**
  * The kind of a wire parameter: it decides the editor field and the check.
  * - chat: chat UUID or public `@username` (a resource locator); user: a UUID
- * - media: a media UUID, or a file of the input item uploaded with the request
+ * - media: a media UUID, or a file of the input item uploaded with the request; fileId: a media UUID
  * - messageId: whole number from 1; integer: whole number within min/max
  * - text: string within min/max UTF-16 units; replyMarkup: the keyboard fields
  * Each kind's editor fields and reader live in one module, registered in kinds.ts (PARAM_KINDS).
@@ -20,6 +20,7 @@ export type ParamKind =
 	| 'chat'
 	| 'user'
 	| 'media'
+	| 'fileId'
 	| 'messageId'
 	| 'text'
 	| 'integer'

@@ -155,6 +155,7 @@ const uuidKind = (what: string): ParamKindDefinition => ({
 
 export const VALUE_KINDS = {
 	user: uuidKind('user'),
+	fileId: uuidKind('media file'),
 	messageId: {
 		// A text field, like n8n's Telegram node: a number field would show a misleading default.
 		fields: (param) => [{ ...baseField(param), type: 'string', default: '', placeholder: 'e.g. 42' }],

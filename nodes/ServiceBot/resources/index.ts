@@ -2,6 +2,7 @@
 import { botMethods } from './bot';
 import { callbackMethods } from './callback';
 import { chatMethods } from './chat';
+import { fileMethods } from './file';
 import type { Method, Resource } from './method';
 import { messageMethods } from './message';
 import { updateMethods } from './update';
@@ -14,6 +15,7 @@ export const RESOURCES: ReadonlyArray<{ value: Resource; name: string; descripti
 	{ value: 'bot', name: 'Bot', description: "The bot's name, descriptions and commands" },
 	{ value: 'webhook', name: 'Webhook', description: 'Where the service pushes updates' },
 	{ value: 'update', name: 'Update', description: 'Poll for updates while no webhook is set' },
+	{ value: 'file', name: 'File', description: 'Download the files users send, or get their details' },
 	{ value: 'other', name: 'Other', description: 'Call any method by name, for methods without an operation here' },
 ];
 
@@ -24,6 +26,7 @@ export const METHODS: readonly Method[] = [
 	...botMethods,
 	...webhookMethods,
 	...updateMethods,
+	...fileMethods,
 ];
 
 const byOperation = new Map(METHODS.map((method) => [`${method.resource}.${method.name}`, method]));

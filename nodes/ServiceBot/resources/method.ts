@@ -11,7 +11,7 @@ import { LIMITS } from '../../shared/spec';
 import type { ItemContext, MarkupScope, Param } from '../parameters/param';
 import { MARKDOWN_FROM_AI } from '../parameters/markdown';
 
-export type Resource = 'message' | 'chat' | 'callback' | 'bot' | 'webhook' | 'update' | 'other';
+export type Resource = 'message' | 'chat' | 'callback' | 'bot' | 'webhook' | 'update' | 'file' | 'other';
 
 /** How a method's items wait for each other: per chat (in input order), per bot, or not at all. */
 export type Queue = 'chat' | 'bot' | 'none';
@@ -38,7 +38,13 @@ export type Output =
 	 */
 	| { readonly kind: 'clickAnswer' }
 	/** One item per entry, or (option Split Into Items off) one item `{[key]: list}`. */
-	| { readonly kind: 'list'; readonly key: string };
+	| { readonly kind: 'list'; readonly key: string }
+	/**
+	 * A file the service keeps (getFile's File, `file_path` included) as the item, and the file itself
+	 * downloaded into the item's binary data, unless the option Download is off
+	 * (actions/fileOutput.ts).
+	 */
+	| { readonly kind: 'file' };
 
 export interface PreparedRequest {
 	readonly method: string;
@@ -63,6 +69,16 @@ export interface MootRefusal {
 	readonly notice: (token: string) => { readonly text: string; readonly explains: boolean };
 }
 
+/**
+ * A refusal explained in the node's own words: a text, or one made from the request's body and the
+ * service's words (to name the value refused).
+ */
+export interface Refusal {
+	readonly status: number;
+	readonly matches?: RegExp;
+	readonly message: string | ((request: { readonly body: IDataObject; readonly said: string }) => string);
+}
+
 export interface Method {
 	/** The wire method name; also the operation's value in the node. */
 	readonly name: string;
@@ -84,7 +100,7 @@ export interface Method {
 	/** Extra entries of the node's "Options" (behaviour of the node, not request parameters). */
 	readonly options?: readonly INodeProperties[];
 	/** Refusals the node explains in its own words (what the user should do); the service's text stays in the details. */
-	readonly refusals?: ReadonlyArray<{ readonly status: number; readonly matches?: RegExp; readonly message: string }>;
+	readonly refusals?: readonly Refusal[];
 	/** A refusal that leaves the request nothing to do: an outcome to report, not an error. */
 	readonly moot?: MootRefusal;
 	/** Own behaviour: the requests an item makes from its checked body (default: one request). */

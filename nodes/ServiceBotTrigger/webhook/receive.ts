@@ -1,11 +1,13 @@
 /**
  * webhook(): one push from the service. The secret is checked first; nothing of the request is used
- * before the sender is proven to be the service. Then the shared delivery step decides.
+ * before the sender is proven to be the service. Then the shared delivery step decides. With
+ * Download Files, a message with a file is answered before its file is downloaded.
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { answerDesk } from '../../shared/trigger/answers';
 import { deliverUpdate } from '../../shared/trigger/deliver';
+import { hasFilesToDownload, withFiles } from '../../shared/trigger/files';
 import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
 import { CREDENTIAL_TYPE } from '../../shared/transport';
@@ -122,5 +124,12 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return {};
 	}
 	if (settings.showTyping) showTyping(this, delivery.update);
-	return { workflowData: routed(delivery.update, delivery.item, settings) };
+	if (!hasFilesToDownload([delivery.update], settings)) return { workflowData: routed(delivery.update, { json: delivery.item }, settings) };
+	// n8n answers the service only once webhook() returned, and a file of up to 20 MB can take longer
+	// than the service waits for an answer (then it sends the update again). So the service is
+	// answered now, with what n8n answers (every copy for other workflows was taken above), and the
+	// execution starts once the file is on the item. A failed download still runs the message.
+	this.getResponseObject().status(200).json({ message: 'Workflow was started' });
+	const item = await withFiles(this, [delivery.update], delivery.item, settings);
+	return { workflowData: routed(delivery.update, item, settings), noWebhookResponse: true };
 }

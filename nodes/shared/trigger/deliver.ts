@@ -8,6 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { AnswerDesk, ChatAnswer } from './answers';
 import { recogniseAnswer } from './answers';
 import { seenBefore } from './duplicates';
+import type { FileSettings } from './files';
 import type { Filters } from './filters';
 import { filteredOut } from './filters';
 import type { OutputShape } from './output';
@@ -15,7 +16,7 @@ import { outputItem } from './output';
 import type { ReceivedUpdate } from './update';
 import { parseUpdate } from './update';
 
-export interface DeliverySettings extends Filters, OutputShape {
+export interface DeliverySettings extends Filters, OutputShape, FileSettings {
 	/** Show "typing…" in the chat of a message that starts the workflow (typing.ts). */
 	readonly showTyping: boolean;
 }

@@ -1,8 +1,10 @@
 /** The parts of the two triggers' descriptions that are the same: what starts the workflow, and its output. */
 import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
-import { UPDATE_TYPES } from '../spec';
+import { LIMITS, UPDATE_TYPES } from '../spec';
 import { CREDENTIAL_TYPE } from '../transport';
+import type { PhotoSize } from './files';
+import { BINARY_FIELD } from './files';
 import { OUTPUT_KINDS } from './output';
 
 /** n8n's outputs of a trigger node: one, or one per kind of update with Separate Outputs by Kind (evaluated by n8n). */
@@ -51,7 +53,8 @@ export const triggerOn: INodeProperties = {
 	],
 };
 
-const HANDY_FIELDS = 'update_type, chat_id, message_id, user_id, user, text, callback_data and callback_query_id';
+const HANDY_FIELDS =
+	'update_type, chat_id, message_id, user_id, user, text (or a caption), callback_data, callback_query_id, and what file a message carries: file_kind (photo, document, voice or video), file_id, file_name, mime_type and file_size';
 
 const addHandyFields: INodeProperties = {
 	displayName: 'Add Handy Fields',
@@ -85,6 +88,28 @@ const separateOutputs: INodeProperties = {
 	// On once added, like Show Typing; left out, the trigger keeps its one output.
 	default: true,
 	description: `Whether to give each kind of update its own output: ${OUTPUT_KINDS.map(({ displayName }) => displayName).join(', ')} (messages whose text starts with /). The nodes after the trigger then need no Switch.`,
+};
+
+const downloadFiles: INodeProperties = {
+	displayName: 'Download Files',
+	name: 'downloadFiles',
+	type: 'boolean',
+	// On once added, like Show Typing; left out, files stay at the service (their file_id is on the item).
+	default: true,
+	description: `Whether to put the file a message carries (a photo, document, voice note or video, up to ${LIMITS.downloadBytes.max / 1_048_576} MB) on the item as binary data in "${BINARY_FIELD}", with its name and MIME type: an AI Agent then sees the photo, and a transcription node takes the voice note, with nothing to map. A file that cannot be downloaded is named in file_error and the message still runs.`,
+};
+
+const photoSize: INodeProperties = {
+	displayName: 'Photo Size',
+	name: 'photoSize',
+	type: 'options',
+	default: 'largest',
+	description: 'The service sends each photo in several sizes: the one file_id and Download Files take',
+	options: [
+		{ name: 'Largest', value: 'largest', description: 'The photo as sent (the most detail, the largest file)' },
+		{ name: 'Medium', value: 'medium', description: 'The middle size: enough for most image models, a smaller file' },
+		{ name: 'Smallest', value: 'smallest', description: 'A thumbnail' },
+	] satisfies Array<{ name: string; value: PhotoSize; description: string }>,
 };
 
 const restrictToChatIds: INodeProperties = {
@@ -122,7 +147,7 @@ function collection(options: INodeProperties[], versions: NonNullable<NonNullabl
 /** The Options collection of each version: the options both deliveries share and the delivery's own. */
 export function optionsCollections(own: INodeProperties[]): INodeProperties[] {
 	return [
-		collection([addHandyFields, restrictToChatIds, restrictToUserIds, separateOutputs, showTyping, ...own], [1]),
-		collection([addHandyFieldsV2, restrictToChatIds, restrictToUserIds, separateOutputs, showTyping, ...own], [{ _cnd: { gte: 2 } }]),
+		collection([addHandyFields, downloadFiles, photoSize, restrictToChatIds, restrictToUserIds, separateOutputs, showTyping, ...own], [1]),
+		collection([addHandyFieldsV2, downloadFiles, photoSize, restrictToChatIds, restrictToUserIds, separateOutputs, showTyping, ...own], [{ _cnd: { gte: 2 } }]),
 	];
 }

@@ -4,10 +4,16 @@
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
+import type { PhotoSize } from './files';
+import { fileFields, fileOfUpdate } from './files';
 import type { ReceivedUpdate } from './update';
 
 export interface OutputShape {
 	readonly addHandyFields: boolean;
+	/** The photo size the handy file fields describe. */
+	readonly photoSize: PhotoSize;
+	/** Download Files: every item says whether its file could be downloaded (`file_error`, files.ts). */
+	readonly downloadFiles: boolean;
 	/** `sessionId` and `chatInput` on every item (trigger version 2). */
 	readonly agentInput: boolean;
 	/** One output per kind of update (OUTPUT_KINDS) instead of one for all. */
@@ -30,15 +36,16 @@ export function isCommand(update: ReceivedUpdate): boolean {
 }
 
 /** What the trigger emits for one item: on the one output, or on the output of the update's kind. */
-export function routed(update: ReceivedUpdate, item: IDataObject, shape: OutputShape): INodeExecutionData[][] {
-	if (!shape.separateOutputs) return [[{ json: item }]];
-	return OUTPUT_KINDS.map((kind) => (kind.holds(update) ? [{ json: item }] : []));
+export function routed(update: ReceivedUpdate, item: INodeExecutionData, shape: OutputShape): INodeExecutionData[][] {
+	if (!shape.separateOutputs) return [[item]];
+	return OUTPUT_KINDS.map((kind) => (kind.holds(update) ? [item] : []));
 }
 
 /**
  * `update_type`, `chat_id`, `message_id`, `user_id`, `user`, `text`, `callback_data`,
- * `callback_query_id` next to the update, so later nodes need no long expressions. A field the
- * update does not have is null, so the shape is the same for every update. With `agentInput`:
+ * `callback_query_id` and the file's `file_kind`, `file_id`, `file_name`, `mime_type`, `file_size`
+ * (files.ts) next to the update, so later nodes need no long expressions. A field the update does
+ * not have is null, so the shape is the same for every update. With `agentInput`:
  * `sessionId` (the conversation: the chat id) and `chatInput` (the text or caption; for a click, its
  * data), the names n8n's AI Agent (`$json.chatInput`) and memory (`$json.sessionId`) take by default.
  */
@@ -54,23 +61,30 @@ export function outputItem(update: ReceivedUpdate, shape: OutputShape): IDataObj
 			text: update.text ?? null,
 			callback_data: update.callbackData ?? null,
 			callback_query_id: update.callbackQueryId ?? null,
+			...fileFields(fileOfUpdate(update, shape.photoSize)),
 		});
 	}
 	if (shape.agentInput) {
 		Object.assign(item, { sessionId: update.chatId ?? null, chatInput: update.text ?? update.callbackData ?? null });
 	}
-	return shape.addHandyFields || shape.agentInput ? item : update.body;
+	// Null until a download fails, so every item has it (files.ts); only where Download Files is on.
+	if (shape.downloadFiles) item.file_error = null;
+	return shape.addHandyFields || shape.agentInput || shape.downloadFiles ? item : update.body;
 }
 
 /**
  * One item for messages grouped into one execution (the polling trigger's Group Messages Within):
- * the last message's item (its message_id, to reply to), the texts joined in order with a newline as
- * `text` and `chatInput`, and every update as received in `updates`.
+ * the last message's item (its message_id, to reply to), the texts (and captions) joined in order
+ * with a newline as `text` and `chatInput`, the file fields of the first message with a file (the
+ * one Download Files puts in `data`), and every update as received in `updates`.
  */
 export function groupedItem(updates: readonly ReceivedUpdate[], shape: OutputShape): IDataObject {
 	const item: IDataObject = { ...outputItem(updates[updates.length - 1], shape) };
 	const text = updates.flatMap((update) => (update.text === undefined ? [] : [update.text])).join('\n');
-	if (shape.addHandyFields) item.text = text;
+	if (shape.addHandyFields) {
+		item.text = text;
+		Object.assign(item, fileFields(updates.map((update) => fileOfUpdate(update, shape.photoSize)).find((file) => file !== undefined)));
+	}
 	if (shape.agentInput) item.chatInput = text;
 	item.updates = updates.map((update) => update.body);
 	return item;

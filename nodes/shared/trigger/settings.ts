@@ -9,6 +9,8 @@ import { SWITCH_TO_EXPRESSION, fixedLooksLikeExpression } from '../fixedMode';
 import { LIMITS, UPDATE_TYPES, UUID_PATTERN } from '../spec';
 import { CREDENTIAL_TYPE, tokenOf } from '../transport';
 import type { DeliverySettings } from './deliver';
+import type { PhotoSize } from './files';
+import { PHOTO_SIZES } from './files';
 import { normaliseId } from './filters';
 import type { TriggerContext } from './identity';
 
@@ -16,6 +18,8 @@ interface Options {
 	addHandyFields?: boolean;
 	showTyping?: boolean;
 	separateOutputs?: boolean;
+	downloadFiles?: boolean;
+	photoSize?: string;
 	chatIds?: string;
 	userIds?: string;
 	// Webhook delivery.
@@ -109,7 +113,17 @@ export function readDeliverySettings(ctx: TriggerContext): DeliverySettings {
 		agentInput: ctx.getNode().typeVersion >= 2,
 		showTyping: options.showTyping === true,
 		separateOutputs: options.separateOutputs === true,
+		downloadFiles: options.downloadFiles === true,
+		photoSize: photoSizeOf(ctx, options.photoSize),
 	};
+}
+
+/** Photo Size: Largest unless chosen otherwise. */
+function photoSizeOf(ctx: TriggerContext, value: unknown): PhotoSize {
+	if (value === undefined || value === null || value === '') return 'largest';
+	const found = PHOTO_SIZES.find((size) => size === value);
+	if (found === undefined) throw invalid(ctx, `Photo Size must be one of ${PHOTO_SIZES.join(', ')}, not ${JSON.stringify(value)}`);
+	return found;
 }
 
 /** A whole number within the spec's range, or undefined when the option is not set. */

@@ -9,6 +9,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { z } from 'zod/v4';
 
+import type { MediaKind } from '../files';
+import { MEDIA_KINDS } from '../files';
 import { isObject } from '../json';
 
 /** A chat or user id as text: UUID strings as given (spec), Telegram-style integers in decimal. */
@@ -38,6 +40,20 @@ const Payload = z.looseObject({
 	message: tolerant(z.looseObject({ message_id: tolerant(Int), chat: tolerant(Chat) })),
 });
 
+/**
+ * One file a message carries: a size of a photo, or a document, voice note or video (Telegram's
+ * fields; the spec shows none of them). Only `file_id` is needed to fetch it.
+ */
+const ServiceFile = z.looseObject({
+	file_id: z.string().trim().min(1),
+	file_unique_id: tolerant(z.string()),
+	file_size: tolerant(z.number().nonnegative()),
+	width: tolerant(z.number()),
+	height: tolerant(z.number()),
+	file_name: tolerant(z.string()),
+	mime_type: tolerant(z.string()),
+});
+
 const Update = z.looseObject({
 	update_id: z.int({ error: 'update_id must be an integer' }),
 });
@@ -49,6 +65,23 @@ const Update = z.looseObject({
 export function updateIdOf(body: unknown): number | undefined {
 	const id = isObject(body) ? body.update_id : undefined;
 	return typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 ? id : undefined;
+}
+
+/** A file of a message as read. */
+export interface ReceivedFile {
+	readonly fileId: string;
+	readonly fileUniqueId?: string;
+	readonly fileSize?: number;
+	readonly width?: number;
+	readonly height?: number;
+	readonly fileName?: string;
+	readonly mimeType?: string;
+}
+
+/** What file a message carries: its kind, and its sizes smallest first (one for anything but a photo). */
+export interface ReceivedMedia {
+	readonly kind: MediaKind;
+	readonly sizes: readonly ReceivedFile[];
 }
 
 /** An update as the trigger understands it, next to the body exactly as it arrived. */
@@ -65,6 +98,8 @@ export interface ReceivedUpdate {
 	readonly text: string | undefined;
 	readonly callbackData: string | undefined;
 	readonly callbackQueryId: string | undefined;
+	/** The file a message carries (a photo, document, voice note or video); never a click's. */
+	readonly media: ReceivedMedia | undefined;
 }
 
 type ParsedUpdate = { ok: true; update: ReceivedUpdate } | { ok: false; reason: string };
@@ -72,6 +107,45 @@ type ParsedUpdate = { ok: true; update: ReceivedUpdate } | { ok: false; reason: 
 function typeOf(body: IDataObject): string | undefined {
 	for (const [key, value] of Object.entries(body)) {
 		if (key !== 'update_id' && isObject(value)) return key;
+	}
+	return undefined;
+}
+
+function fileOf(value: unknown): ReceivedFile | undefined {
+	const parsed = ServiceFile.safeParse(value);
+	if (!parsed.success) return undefined;
+	const file = parsed.data;
+	return {
+		fileId: file.file_id,
+		fileUniqueId: file.file_unique_id,
+		fileSize: file.file_size,
+		width: file.width,
+		height: file.height,
+		fileName: file.file_name,
+		mimeType: file.mime_type,
+	};
+}
+
+/**
+ * A photo's sizes, smallest first. Telegram sends them so; they are put in that order by their
+ * pixels when every size states them, so a service listing them otherwise still gets the right one.
+ */
+function photoSizes(value: unknown): ReceivedFile[] {
+	const sizes = (Array.isArray(value) ? value : []).map(fileOf).filter((size): size is ReceivedFile => size !== undefined);
+	const pixels = (size: ReceivedFile): number | undefined =>
+		size.width !== undefined && size.height !== undefined ? size.width * size.height : undefined;
+	if (sizes.some((size) => pixels(size) === undefined)) return sizes;
+	return sizes
+		.map((size, index) => ({ size, index }))
+		.sort((a, b) => (pixels(a.size) ?? 0) - (pixels(b.size) ?? 0) || (a.size.fileSize ?? 0) - (b.size.fileSize ?? 0) || a.index - b.index)
+		.map(({ size }) => size);
+}
+
+/** The file of a message: the first of its media fields that holds one (a message carries one). */
+function mediaOf(message: IDataObject): ReceivedMedia | undefined {
+	for (const kind of MEDIA_KINDS) {
+		const sizes = kind === 'photo' ? photoSizes(message.photo) : [fileOf(message[kind])].filter((file): file is ReceivedFile => file !== undefined);
+		if (sizes.length > 0) return { kind, sizes };
 	}
 	return undefined;
 }
@@ -104,6 +178,7 @@ export function parseUpdate(body: unknown): ParsedUpdate {
 			text: isClick ? undefined : (payload?.text ?? payload?.caption),
 			callbackData: isClick ? payload?.data : undefined,
 			callbackQueryId: isClick ? payload?.id : undefined,
+			media: !isClick && raw !== undefined && isObject(raw) ? mediaOf(raw) : undefined,
 		},
 	};
 }

@@ -19,6 +19,7 @@ export interface Locator {
 	dblclick(options?: { timeout?: number }): Promise<void>;
 	fill(value: string, options?: { timeout?: number }): Promise<void>;
 	innerText(options?: { timeout?: number }): Promise<string>;
+	getAttribute(name: string, options?: { timeout?: number }): Promise<string | null>;
 	count(): Promise<number>;
 	scrollIntoViewIfNeeded(options?: { timeout?: number }): Promise<void>;
 	screenshot(options: { path: string; timeout?: number }): Promise<unknown>;

@@ -9,6 +9,8 @@
  * - "note": a call of the first tool offered, its arguments from the tool's schema, nested objects
  *   too (a property named like a chat id gets the first UUID of the system message, any other
  *   string a note);
+ * - a message with an image (n8n's AI Agent passes the input item's binary images): "I see a picture
+ *   (<MIME type>, <bytes> bytes)." from the image's data URL;
  * - anything else: "You said: <the message>" (lines joined with " | ").
  *
  * Streaming requests get the same answer as server-sent events. Every request is recorded.
@@ -68,10 +70,26 @@ function argumentsFor(schema: Schema | undefined, chat: string): Record<string, 
 	);
 }
 
+/** The images of a message's content (OpenAI's `image_url` parts), as `<MIME type>, <bytes> bytes` from their data URLs. */
+export function imagesOf(content: unknown): string[] {
+	if (!Array.isArray(content)) return [];
+	return content.flatMap((part: unknown) => {
+		const url = typeof part === 'object' && part !== null && 'image_url' in part ? (part as { image_url?: { url?: unknown } }).image_url?.url : undefined;
+		if (typeof url !== 'string') return [];
+		const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+		return [match ? `${match[1]}, ${Buffer.from(match[2], 'base64').length} bytes` : 'an image by URL'];
+	});
+}
+
+/** What the stand-in answers to a picture: proof that the agent passed the image itself, not a description. */
+export const pictureAnswer = (image: string): string => `I see a picture (${image}).`;
+
 function reply(request: ChatRequest): Reply {
 	const messages = request.messages;
 	const last = messages[messages.length - 1];
 	if (last?.role === 'tool') return { content: TOOL_DONE_ANSWER };
+	const pictures = last?.role === 'user' ? imagesOf(last.content) : [];
+	if (pictures.length > 0) return { content: pictureAnswer(pictures[0]) };
 	const users = messages.filter((message) => message.role === 'user').map((message) => textOf(message.content));
 	const said = users[users.length - 1] ?? '';
 	const lower = said.toLowerCase();

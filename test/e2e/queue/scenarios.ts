@@ -7,9 +7,12 @@
  * starts the cluster it needs (QueueCluster.start) with the workflows it needs (./bot.ts).
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 
 import { DEMO_TRIGGER } from '../../dev/demo';
 import type { InlineButton, StoredMessage } from '../lib/emulator';
+import { PACKAGE_NAME } from '../lib/install';
+import { inSequence, serviceBotCredentials, webhookTrigger } from '../lib/workflow';
 import { sleep, waitFor } from '../lib/processes';
 import type { Scenario } from '../lib/runner';
 import type { ScenarioContext } from '../lib/context';
@@ -834,4 +837,81 @@ const threeWorkflowsOneBot: Scenario = {
 	},
 };
 
-export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot, duplicateWindowPolling];
+/**
+ * Trigger with Download Files → Send Document of the file it got: the webhook process downloads the
+ * file into n8n's binary data, the worker that runs the execution reads it back and sends it.
+ */
+function fileEcho(credentialId: string, chatId: string): Record<string, unknown> {
+	return {
+		name: 'Service Bot: send back the files users send',
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			webhookTrigger({
+				id: 'fe0f11e5-0000-4000-8000-000000000001',
+				name: 'Service Bot Trigger',
+				position: [0, 0],
+				credentialId,
+				webhookId: 'fe0f11e5-0000-4000-8000-0000000000aa',
+				updates: ['message'],
+				typeVersion: 2,
+				options: { downloadFiles: true },
+			}),
+			{
+				id: 'fe0f11e5-0000-4000-8000-000000000002',
+				name: 'Send It Back',
+				type: `${PACKAGE_NAME}.serviceBot`,
+				typeVersion: 2,
+				position: [260, 0],
+				parameters: {
+					resource: 'message',
+					operation: 'sendDocument',
+					chatId: { __rl: true, mode: 'id', value: chatId },
+					mediaSource: 'binaryFile',
+					binaryPropertyName: 'data',
+					additionalFields: { caption: '=Got {{ $json.file_name }} ({{ $json.file_size }} bytes)' },
+				},
+				credentials: serviceBotCredentials(credentialId),
+			},
+		],
+		connections: inSequence('Service Bot Trigger', 'Send It Back'),
+	};
+}
+
+const filesThroughWebhookProcess: Scenario = {
+	name: "a document a user sends: a webhook process downloads it into n8n's binary data (database mode, the queue-mode default), the worker sends it back byte-identical",
+	async run(ctx) {
+		const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
+		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl });
+		const recorder = recorderOf(cluster);
+		await cluster.main.setupOwner();
+		const credentialId = await createCredential(cluster.main, emulator, recorder.baseUrlThroughProxy);
+		const workflowId = await createWorkflow(cluster.main, fileEcho(credentialId, emulator.demo.privateChatId));
+		await cluster.main.activate(workflowId);
+		await waitFor('activation to set the webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 120_000 });
+
+		const invoice = Buffer.alloc(3 * 1024 * 1024 + 5);
+		for (let at = 0; at + 4 <= invoice.length; at += 4) invoice.writeUInt32BE((at * 2654435761) >>> 0, at);
+		invoice.write('%PDF-1.7', 0);
+		await emulator.userSendsFile('document', invoice, { fileName: 'invoice-77.pdf', mimeType: 'application/pdf' });
+		const [execution] = await finishedExecutions(cluster, workflowId, 1);
+		assert.equal(execution.status, 'success', `the execution ended ${execution.status}`);
+		assertRanOnWorkers(cluster, [execution.id]);
+
+		const [call] = await emulator.calls('sendDocument');
+		assert.deepEqual(
+			call?.body.document,
+			{ file: { name: 'invoice-77.pdf', type: 'application/pdf', size: invoice.length, sha256: createHash('sha256').update(invoice).digest('hex') } },
+			'the worker sent the file the user sent, whole, with its name and type',
+		);
+		assert.equal(call?.body.caption, `Got invoice-77.pdf (${invoice.length} bytes)`);
+		const getFile = recorder.of('getFile').map((entry) => entry.process);
+		assert.equal(getFile.length, 1, `getFile called ${getFile.length} times`);
+		assert.match(getFile[0], /^webhook-/, `the trigger's process fetched the file: ${getFile[0]}`);
+		assert.match(recorder.of('sendDocument')[0]?.process ?? '(none)', /^worker-/, 'a worker sent it back');
+		ctx.log(
+			`a ${invoice.length}-byte PDF: fetched by ${getFile[0]}, execution ${execution.id} ran on ${(cluster.startedBy.get(execution.id) ?? []).join(', ')}, sent back byte-identical`,
+		);
+	},
+};
+
+export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot, duplicateWindowPolling, filesThroughWebhookProcess];

@@ -1,0 +1,110 @@
+/**
+ * Files users send, on the trigger's item: the handy fields that say what arrived (`file_kind`,
+ * `file_id`, `file_name`, `mime_type`, `file_size`), and with Download Files the file itself as
+ * binary data in `data`, so Trigger → AI Agent sees a photo and a voice note goes to a transcription
+ * node with nothing to map. A file that cannot be downloaded never costs the message: the item runs
+ * with `file_error` saying why and what to do, its file_id and metadata still on it.
+ */
+import type { IBinaryKeyData, IDataObject, INodeExecutionData } from 'n8n-workflow';
+
+import type { FileContext, FileFacts } from '../files';
+import { failureText, fetchFile, problemOf } from '../files';
+import { redact, tokenOf } from '../transport';
+import type { ReceivedFile, ReceivedUpdate } from './update';
+
+/** Which size of a photo the fields describe and Download Files fetches (the service sends several). */
+export const PHOTO_SIZES = ['largest', 'medium', 'smallest'] as const;
+export type PhotoSize = (typeof PHOTO_SIZES)[number];
+
+export interface FileSettings {
+	/** Download Files: the file of a message on its item as binary data. */
+	readonly downloadFiles: boolean;
+	readonly photoSize: PhotoSize;
+}
+
+/** Where the file goes on the item, the name n8n's AI Agent and transcription nodes read by default. */
+export const BINARY_FIELD = 'data';
+
+/** The next step a trigger's item gives for a file over the limit. */
+const METADATA_ON_THE_ITEM = 'it was not downloaded; its file_id and metadata are on the item';
+
+/** Where a failed download leaves the user. */
+const FAILED_NEXT = 'The message ran without it: its file_id is on the item, to fetch it later with Service Bot → File → Get File';
+
+/** The size of a photo chosen; medium is the middle one (of an even number, the smaller of the two). */
+function sizeOf(sizes: readonly ReceivedFile[], photoSize: PhotoSize): ReceivedFile {
+	if (photoSize === 'smallest') return sizes[0];
+	if (photoSize === 'medium') return sizes[Math.floor((sizes.length - 1) / 2)];
+	return sizes[sizes.length - 1];
+}
+
+/** The file the update's message carries, in the chosen size for a photo; undefined when none. */
+export function fileOfUpdate(update: ReceivedUpdate, photoSize: PhotoSize): FileFacts | undefined {
+	const { media } = update;
+	if (!media) return undefined;
+	const file = sizeOf(media.sizes, photoSize);
+	return {
+		kind: media.kind,
+		fileId: file.fileId,
+		fileUniqueId: file.fileUniqueId,
+		fileName: file.fileName,
+		mimeType: file.mimeType,
+		fileSize: file.fileSize,
+	};
+}
+
+/** The handy fields of a file (null each when the message has none), so every item has the same shape. */
+export function fileFields(file: FileFacts | undefined): IDataObject {
+	return {
+		file_kind: file?.kind ?? null,
+		file_id: file?.fileId ?? null,
+		file_name: file?.fileName ?? null,
+		mime_type: file?.mimeType ?? null,
+		file_size: file?.fileSize ?? null,
+	};
+}
+
+/** Whether an execution of these updates has a file to download. */
+export function hasFilesToDownload(updates: readonly ReceivedUpdate[], settings: FileSettings): boolean {
+	return settings.downloadFiles && updates.some((update) => update.media !== undefined);
+}
+
+/** The binary field of the `index`-th file of an execution: `data`, then `data_2`, `data_3`, … */
+function binaryField(index: number): string {
+	return index === 0 ? BINARY_FIELD : `${BINARY_FIELD}_${index + 1}`;
+}
+
+/**
+ * The item of an execution with the files of its messages (one, or those Group Messages Within
+ * gathered, in order): with Download Files each goes into binary data, `data` first, and
+ * `file_error` (null on every item, output.ts) says, for each file that could not be fetched, why
+ * and what to do. Without Download Files the item is as it was. Never throws.
+ */
+export async function withFiles(
+	ctx: FileContext,
+	updates: readonly ReceivedUpdate[],
+	json: IDataObject,
+	settings: FileSettings,
+): Promise<INodeExecutionData> {
+	if (!settings.downloadFiles) return { json };
+	const files = updates.map((update) => fileOfUpdate(update, settings.photoSize)).filter((file): file is FileFacts => file !== undefined);
+	const binary: IBinaryKeyData = {};
+	const errors: string[] = [];
+	// For the redaction of what is said about a failure (read already by the requests that failed).
+	const token = await tokenOf(ctx).catch(() => '');
+	// One after another: an execution's files are few, and each is streamed, not held.
+	for (const [index, file] of files.entries()) {
+		try {
+			binary[binaryField(index)] = await fetchFile(ctx, file);
+		} catch (error) {
+			const text = failureText(error, file.fileId, METADATA_ON_THE_ITEM);
+			// The item runs all the same; only a failed download is worth fetching again later.
+			const said = redact(problemOf(error) === 'failed' ? `${text}. ${FAILED_NEXT}` : text, token);
+			errors.push(said);
+			ctx.logger.warn(`"${ctx.getNode().name}": ${said}`);
+		}
+	}
+	const item: INodeExecutionData = { json: { ...json, file_error: errors.length > 0 ? errors.join('\n') : null } };
+	if (Object.keys(binary).length > 0) item.binary = binary;
+	return item;
+}
