@@ -17,6 +17,7 @@ import type { Json } from './lib/n8n';
 import { waitFor } from './lib/processes';
 import type { Scenario } from './lib/runner';
 import { TRIGGER_SCENARIOS } from './trigger-scenarios';
+import { UPGRADE_SCENARIOS } from './upgrade-scenarios';
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
 const TRIGGER_TYPE = `${PACKAGE_NAME}.serviceBotTrigger`;
@@ -390,4 +391,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS, ...UPLOAD_SCENARIOS];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS, ...UPLOAD_SCENARIOS, ...UPGRADE_SCENARIOS];

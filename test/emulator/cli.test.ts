@@ -108,3 +108,40 @@ it('--webhook-timeout-ms: a push left unanswered that long fails with a read tim
 		await new Promise((resolve) => receiver.close(resolve));
 	}
 });
+
+it('--webhook-retry-max-ms and --webhook-retention-ms: a push that keeps failing is retried, then dropped once older than the retention', async () => {
+	const received: number[] = [];
+	const receiver = createServer((req, res) => {
+		req.resume();
+		req.on('end', () => {
+			received.push(Date.now());
+			res.statusCode = 503;
+			res.end('down');
+		});
+	});
+	await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+	let cli: Cli | undefined;
+	try {
+		cli = await startCli(['--port', '0', '--allow-local-webhooks', '--webhook-retry-base-ms', '5', '--webhook-retry-max-ms', '10', '--webhook-retention-ms', '300']);
+		const { baseUrl, token, demo } = cli.line;
+		const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+		await fetch(`${baseUrl}/bot${encodeURIComponent(token)}/setWebhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: hookUrl }) });
+		const queuedBy = Date.now();
+		await fetch(`${baseUrl}/_emulator/messages`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ chatId: demo.privateChatId, userId: demo.userId, text: 'hello' }),
+		});
+		// idle once the update is dropped (the default retention would keep it for a day: idle would time out with 400)
+		const idle = await fetch(`${baseUrl}/_emulator/idle?timeoutMs=20000`);
+		expect(idle.status).toBe(200);
+		expect(Date.now() - queuedBy).toBeGreaterThanOrEqual(299);
+		expect(received.length).toBeGreaterThanOrEqual(1);
+		const hook = (await (await fetch(`${baseUrl}/_emulator/webhook`)).json()) as { pendingUpdateCount: number; lastError: { message: string } | null };
+		expect(hook).toMatchObject({ pendingUpdateCount: 0, lastError: { message: 'Wrong response from the webhook: 503 Service Unavailable' } });
+	} finally {
+		if (cli) await stopCli(cli);
+		receiver.closeAllConnections();
+		await new Promise((resolve) => receiver.close(resolve));
+	}
+});

@@ -2,7 +2,8 @@
  * Starts the emulator with the deterministic demo data and prints ONE JSON line to stdout:
  *   {"baseUrl":"http://127.0.0.1:PORT","token":"...","demo":{...}}
  * Usage: npx ts-node --transpile-only --project test/tsconfig.json test/emulator/cli.ts [--port N] [--allow-local-webhooks]
- *        [--webhook-retry-base-ms N] [--webhook-timeout-ms N] [--old-messages] [--telegram-secret-header]
+ *        [--webhook-retry-base-ms N] [--webhook-retry-max-ms N] [--webhook-retention-ms N] [--webhook-timeout-ms N]
+ *        [--old-messages] [--telegram-secret-header]
  * SIGINT / SIGTERM close it. Logs (if any) go to stderr.
  */
 import { startEmulator } from './server';
@@ -29,6 +30,12 @@ function parseArgs(argv: string[]): EmulatorOptions {
 			case '--webhook-retry-base-ms':
 				opts.webhookRetryBaseMs = value();
 				break;
+			case '--webhook-retry-max-ms':
+				opts.webhookRetryMaxMs = value();
+				break;
+			case '--webhook-retention-ms':
+				opts.webhookRetentionMs = value();
+				break;
 			case '--webhook-timeout-ms':
 				opts.webhookTimeoutMs = value();
 				break;
@@ -40,7 +47,7 @@ function parseArgs(argv: string[]): EmulatorOptions {
 				break;
 			case '--help':
 			case '-h':
-				process.stderr.write('usage: cli.ts [--port N] [--allow-local-webhooks] [--webhook-retry-base-ms N] [--webhook-timeout-ms N] [--old-messages] [--telegram-secret-header]\n');
+				process.stderr.write('usage: cli.ts [--port N] [--allow-local-webhooks] [--webhook-retry-base-ms N] [--webhook-retry-max-ms N] [--webhook-retention-ms N] [--webhook-timeout-ms N] [--old-messages] [--telegram-secret-header]\n');
 				process.exit(0);
 				break;
 			default:

@@ -582,7 +582,7 @@ function getWebhookInfo(ctx: MethodContext): unknown {
 	const info: Record<string, unknown> = {
 		url: hook?.url ?? '',
 		has_custom_certificate: false,
-		pending_update_count: bot.pending.length,
+		pending_update_count: ctx.pusher.pendingCount(bot),
 	};
 	if (hook) {
 		if (hook.lastError) {

@@ -19,9 +19,19 @@ export interface EmulatorOptions {
 	port?: number;
 	/** default false; when true setWebhook also accepts http(s)://127.0.0.1:<any port>/... and http(s)://localhost:<any port>/... */
 	allowLocalWebhooks?: boolean;
-	/** backoff base for push retries, default 500 (delays: base, 2·base, 4·base, 8·base) */
+	/**
+	 * the first wait before a failed push is retried, default 500; it doubles after every failed attempt
+	 * (base, 2·base, 4·base, …) up to `webhookRetryMaxMs`
+	 */
 	webhookRetryBaseMs?: number;
-	/** push attempts per update before giving up, default 5 */
+	/** the longest wait between two attempts of a push, default 60000 (1 minute) */
+	webhookRetryMaxMs?: number;
+	/**
+	 * how long an undelivered update is kept (and retried) while a webhook is set, counted from when it
+	 * was queued; older ones are dropped. Default 86400000 (24 hours, Telegram's convention)
+	 */
+	webhookRetentionMs?: number;
+	/** optional extra limit: push attempts per update before it is dropped; default none (only the retention drops updates) */
 	webhookMaxAttempts?: number;
 	/** timeout of one webhook push (headers and body), default 10000 */
 	webhookTimeoutMs?: number;
@@ -134,7 +144,10 @@ export interface Emulator {
 	chatActions(): ChatActionRecord[];
 	injectFault(f: FaultSpec): void;
 	clearFaults(): void;
-	/** resolves when no webhook push is running or due (rejects after timeoutMs, default 15000) */
+	/**
+	 * resolves when no webhook push is running or due (rejects after timeoutMs, default 15000); an update
+	 * whose push keeps failing stays due until it is delivered or dropped (webhookRetentionMs, webhookMaxAttempts)
+	 */
 	idle(timeoutMs?: number): Promise<void>;
 	reset(): void;
 	close(): Promise<void>;
@@ -272,7 +285,14 @@ class EmulatorImpl implements Emulator {
 
 	constructor(private readonly options: EmulatorOptions) {
 		for (const name of Object.keys(this.handlers)) this.methodNames.set(name.toLowerCase(), name);
-		this.pusher = new WebhookPusher(this.world, options.webhookRetryBaseMs ?? 500, options.webhookMaxAttempts ?? 5, options.webhookTimeoutMs ?? 10_000, options.telegramSecretHeader === true);
+		this.pusher = new WebhookPusher(this.world, {
+			retryBaseMs: options.webhookRetryBaseMs,
+			retryMaxMs: options.webhookRetryMaxMs,
+			retentionMs: options.webhookRetentionMs,
+			maxAttempts: options.webhookMaxAttempts,
+			timeoutMs: options.webhookTimeoutMs,
+			telegramSecretHeader: options.telegramSecretHeader === true,
+		});
 		this.world.oldMessages = options.oldMessages === true;
 		this.world.onQueued = (bot) => {
 			if (bot.webhook) this.pusher.kick(bot);
@@ -801,7 +821,7 @@ class EmulatorImpl implements Emulator {
 		const out: WebhookView = {
 			url: hook.url,
 			maxConnections: hook.maxConnections,
-			pendingUpdateCount: bot.pending.length,
+			pendingUpdateCount: this.pusher.pendingCount(bot),
 			lastError: hook.lastError ? { ...hook.lastError } : null,
 		};
 		if (hook.secretToken !== undefined) out.secretToken = hook.secretToken;
@@ -810,7 +830,9 @@ class EmulatorImpl implements Emulator {
 	}
 
 	pendingUpdates(token?: string): Update[] {
-		return clone(this.botOf(token).pending);
+		const bot = this.botOf(token);
+		this.pusher.expire(bot);
+		return clone(bot.pending);
 	}
 
 	callbackAnswers(): CallbackAnswer[] {

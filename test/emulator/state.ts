@@ -647,12 +647,16 @@ export class World {
 		return list === undefined || list.length === 0 || list.includes(type);
 	}
 
+	/** When each pending update was queued (ms since the epoch): its age, for the webhook's retention. */
+	readonly queuedAt = new WeakMap<Update, number>();
+
 	/** Queues an update for a bot; returns it (also when filtered out by allowed_updates, then not queued). */
 	queueUpdate(bot: BotRecord, payload: Omit<Update, 'update_id'>): Update {
 		const update: Update = { update_id: bot.nextUpdateId, ...payload };
 		bot.nextUpdateId += 1;
 		const type = update.message ? 'message' : 'callback_query';
 		if (this.allows(bot, type)) {
+			this.queuedAt.set(update, Date.now());
 			bot.pending.push(update);
 			this.onQueued(bot);
 		}

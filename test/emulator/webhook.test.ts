@@ -1,6 +1,7 @@
 import { startEmulator } from './index';
 import type { DemoData, Emulator, Message, Update, WebhookInfo } from './index';
 import { fails, ok, sleep, startReceiver } from './helpers';
+import { retryDelayMs } from './webhook';
 import type { Receiver } from './helpers';
 
 let emu: Emulator;
@@ -160,25 +161,33 @@ describe('push delivery', () => {
 		expect(typeof info.last_error_date).toBe('number');
 	});
 
-	it('gives up after a bounded number of attempts, with exponential backoff', async () => {
-		rx.respond = () => 503;
-		await ok(emu, 'setWebhook', { url: rx.url });
-		await say('doomed');
-		await sleep(5);
-		expect(emu.webhookOf()?.pendingUpdateCount).toBe(1);
-		await emu.idle();
-		expect(rx.all).toHaveLength(5);
-		const gaps = rx.all.slice(1).map((p, i) => p.at - rx.all[i].at);
-		expect(gaps[3]).toBeGreaterThan(gaps[0]);
-		expect(gaps[3]).toBeGreaterThanOrEqual(150); // 20 * 2^3
-		expect(emu.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: { message: expect.stringMatching(/503/) as unknown } });
+	it('webhookMaxAttempts (an optional extra limit) gives up after that many attempts, with exponential backoff', async () => {
+		const limited = await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 20, webhookMaxAttempts: 5 });
+		try {
+			rx.respond = () => 503;
+			await ok(limited, 'setWebhook', { url: rx.url });
+			await limited.userSends({ chatId: limited.demo.privateChatId, userId: limited.demo.userId, text: 'doomed' });
+			await sleep(5);
+			expect(limited.webhookOf()?.pendingUpdateCount).toBe(1);
+			await limited.idle();
+			expect(rx.all).toHaveLength(5);
+			const gaps = rx.all.slice(1).map((p, i) => p.at - rx.all[i].at);
+			expect(gaps[3]).toBeGreaterThan(gaps[0]);
+			expect(gaps[3]).toBeGreaterThanOrEqual(150); // 20 * 2^3
+			expect(limited.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: { message: expect.stringMatching(/503/) as unknown } });
+		} finally {
+			await limited.close();
+		}
 	});
 
-	it('a refused connection is a network error kept in last_error', async () => {
+	it('a refused connection is a network error kept in last_error; the update stays queued', async () => {
 		await ok(emu, 'setWebhook', { url: 'http://127.0.0.1:9/closed' });
 		await say('nobody listens');
-		await emu.idle();
+		while (!emu.webhookOf()?.lastError) await sleep(5);
 		expect(emu.webhookOf()?.lastError?.message).toMatch(/refused|Connection/i);
+		expect((await ok<WebhookInfo>(emu, 'getWebhookInfo')).pending_update_count).toBe(1);
+		await ok(emu, 'deleteWebhook', { drop_pending_updates: true });
+		await emu.idle();
 	});
 
 	it('max_connections = 1: one push at a time, in update_id order, also across retries', async () => {
@@ -271,6 +280,125 @@ describe('push delivery', () => {
 			expect(emu.webhookOf(token)?.url).toBe(rx2.url);
 		} finally {
 			await rx2.close();
+		}
+	});
+});
+
+describe('undelivered updates are kept and retried (Telegram: for 24 hours)', () => {
+	const updateIdOf = (p: { body: Record<string, unknown> }): number => p.body.update_id as number;
+
+	it('the retry interval doubles from the base up to the cap: base · 2^(n − 1), at most the cap (defaults 500 ms and 1 minute)', () => {
+		expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => retryDelayMs(10, 40, n))).toEqual([10, 20, 40, 40, 40, 40, 40, 40]);
+		expect([1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => retryDelayMs(500, 60_000, n))).toEqual([500, 1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000]);
+		expect(retryDelayMs(500, 60_000, 5000)).toBe(60_000); // a day of failures: still the cap, never Infinity or NaN
+	});
+
+	it('a listener down for 12 attempts (more than the old limit of 5) gets every update once it is back, in order; pending_update_count counts them all meanwhile', async () => {
+		const patient = await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 5, webhookRetryMaxMs: 20 });
+		try {
+			const demo = patient.demo;
+			const sent: number[] = [];
+			for (const text of ['first', 'second', 'third']) sent.push((await patient.userSends({ chatId: demo.privateChatId, userId: demo.userId, text })).update_id);
+			// What getWebhookInfo says while the listener is down: at the 1st, 6th and 12th failed push.
+			const whileDown: Array<{ n: number; pending: number; error?: string }> = [];
+			rx.respond = async (_req, n) => {
+				if (n > 12) return 200;
+				if (n === 1 || n === 6 || n === 12) {
+					const info = await ok<WebhookInfo>(patient, 'getWebhookInfo');
+					whileDown.push({ n, pending: info.pending_update_count, error: info.last_error_message });
+				}
+				return 503;
+			};
+			await ok(patient, 'setWebhook', { url: rx.url, max_connections: 1 });
+			await patient.idle();
+
+			expect(whileDown).toEqual([
+				{ n: 1, pending: 3, error: undefined },
+				{ n: 6, pending: 3, error: 'Wrong response from the webhook: 503 Service Unavailable' },
+				{ n: 12, pending: 3, error: 'Wrong response from the webhook: 503 Service Unavailable' },
+			]);
+			// head of line: the first update was retried 12 times, the others waited behind it
+			expect(rx.all.map(updateIdOf)).toEqual([...Array<number>(13).fill(sent[0]), sent[1], sent[2]]);
+			expect(rx.received.map(updateIdOf)).toEqual(sent);
+			const info = await ok<WebhookInfo>(patient, 'getWebhookInfo');
+			expect(info.pending_update_count).toBe(0);
+			expect(info.last_error_message).toMatch(/503/); // kept until the next setWebhook
+		} finally {
+			await patient.close();
+		}
+	});
+
+	it('the intervals between attempts grow from the base and stop growing at the cap', async () => {
+		const patient = await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 10, webhookRetryMaxMs: 40 });
+		try {
+			rx.respond = (_req, n) => (n <= 7 ? 500 : 200);
+			await ok(patient, 'setWebhook', { url: rx.url });
+			const u = await patient.userSends({ chatId: patient.demo.privateChatId, userId: patient.demo.userId, text: 'again and again' });
+			await patient.idle();
+			expect(rx.all.map((p) => p.status)).toEqual([500, 500, 500, 500, 500, 500, 500, 200]);
+			expect(rx.received.map(updateIdOf)).toEqual([u.update_id]);
+			const gaps = rx.all.slice(1).map((p, i) => p.at - rx.all[i].at);
+			const expected = [1, 2, 3, 4, 5, 6, 7].map((n) => retryDelayMs(10, 40, n)); // 10, 20, 40, 40, 40, 40, 40
+			// lower bounds only (1 ms for the clock's rounding); a loaded machine may wait longer
+			gaps.forEach((gap, i) => expect({ i, gap, atLeast: gap >= expected[i] - 1 }).toEqual({ i, gap, atLeast: true }));
+		} finally {
+			await patient.close();
+		}
+	});
+
+	it('an update older than the retention is dropped (not retried again), and the one behind it is delivered', async () => {
+		const retentionMs = 500;
+		const short = await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 5, webhookRetryMaxMs: 20, webhookRetentionMs: retentionMs });
+		try {
+			const demo = short.demo;
+			const send = (text: string): Promise<Update> => short.userSends({ chatId: demo.privateChatId, userId: demo.userId, text });
+			await ok(short, 'setWebhook', { url: rx.url, max_connections: 1 });
+			let behind: Update | undefined;
+			let pendingAtFirstPush = -1;
+			// The listener holds the first push longer than the retention, queues a second update, then fails the first.
+			rx.respond = async (_req, n) => {
+				if (n > 1) return 200;
+				pendingAtFirstPush = (await ok<WebhookInfo>(short, 'getWebhookInfo')).pending_update_count;
+				await sleep(retentionMs + 20);
+				behind = await send('fresh');
+				return 503;
+			};
+			const old = await send('stale');
+			await short.idle();
+
+			expect(pendingAtFirstPush).toBe(1);
+			// the stale update had one attempt (it was older than the retention when it failed); the fresh one came next
+			expect(rx.all.map((p) => [updateIdOf(p), p.status])).toEqual([
+				[old.update_id, 503],
+				[behind?.update_id, 200],
+			]);
+			expect(rx.received.map(updateIdOf)).toEqual([behind?.update_id]);
+			expect(short.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: { message: expect.stringMatching(/503/) as unknown } });
+			await ok(short, 'deleteWebhook', {});
+			expect(await ok<Update[]>(short, 'getUpdates', {})).toEqual([]); // not kept for polling either
+		} finally {
+			await short.close();
+		}
+	});
+
+	it('a listener that never answers 2xx: the update is retried until it is older than the retention, then dropped (no attempt limit)', async () => {
+		const retentionMs = 300;
+		const short = await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 5, webhookRetryMaxMs: 20, webhookRetentionMs: retentionMs });
+		try {
+			rx.respond = () => 503;
+			await ok(short, 'setWebhook', { url: rx.url });
+			const queuedBy = Date.now();
+			const u = await short.userSends({ chatId: short.demo.privateChatId, userId: short.demo.userId, text: 'nobody takes it' });
+			expect(short.webhookOf()?.pendingUpdateCount).toBe(1);
+			await short.idle(); // resolves once the update is dropped
+			expect(Date.now() - queuedBy).toBeGreaterThanOrEqual(retentionMs - 1);
+			expect(rx.all.length).toBeGreaterThanOrEqual(1);
+			expect(new Set(rx.all.map(updateIdOf))).toEqual(new Set([u.update_id]));
+			expect(rx.received).toEqual([]);
+			expect(short.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: { message: expect.stringMatching(/503/) as unknown } });
+			expect(short.pendingUpdates()).toEqual([]);
+		} finally {
+			await short.close();
 		}
 	});
 });

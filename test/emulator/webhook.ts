@@ -23,9 +23,43 @@ function describeNetworkError(err: unknown): string {
 	return `Connection failed: ${code ? `${code} ` : ''}${msg}`;
 }
 
+/** Defaults of the push options (EmulatorOptions `webhookRetryBaseMs`, `webhookRetryMaxMs`, `webhookRetentionMs`, `webhookTimeoutMs`). */
+export const PUSH_DEFAULTS = {
+	retryBaseMs: 500,
+	retryMaxMs: 60_000,
+	/** Telegram: undelivered updates are kept for 24 hours */
+	retentionMs: 24 * 60 * 60 * 1000,
+	timeoutMs: 10_000,
+} as const;
+
+export interface PushOptions {
+	/** the first retry interval; it doubles after every failed attempt */
+	retryBaseMs: number;
+	/** the longest retry interval (the doubling stops there) */
+	retryMaxMs: number;
+	/** an undelivered update older than this (since it was queued) is dropped */
+	retentionMs: number;
+	/** optional extra limit: push attempts per update before it is dropped; Infinity = none (the default) */
+	maxAttempts: number;
+	/** timeout of one push (headers and body) */
+	timeoutMs: number;
+	/** pushes carry the secret under Telegram's header name too */
+	telegramSecretHeader: boolean;
+}
+
+/** The wait after the `failures`-th failed attempt of an update (1 = the first): base · 2^(failures − 1), at most `maxMs`. */
+export function retryDelayMs(baseMs: number, maxMs: number, failures: number): number {
+	return Math.min(maxMs, baseMs * 2 ** Math.max(0, failures - 1));
+}
+
+/** setTimeout takes at most 2^31 − 1 ms (longer fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Pushes queued updates of bots with a webhook: one POST per update, at most max_connections
- * concurrent pushes per bot, retries with exponential backoff, gives up after `maxAttempts`.
+ * concurrent pushes per bot. A failed push is retried, as Telegram keeps undelivered updates and
+ * retries: after base, 2·base, 4·base, … up to `retryMaxMs` between attempts, until the update is
+ * delivered or older than `retentionMs` (then dropped; or after `maxAttempts`, when set).
  * With max_connections = 1 updates are delivered strictly in update_id order (head-of-line retry).
  */
 export class WebhookPusher {
@@ -34,17 +68,50 @@ export class WebhookPusher {
 	private readonly inFlight = new Map<BotRecord, Set<number>>();
 	private readonly timers = new Set<{ bot: BotRecord; timer: NodeJS.Timeout; resolve: () => void }>();
 	private closed = false;
+	private readonly options: PushOptions;
 	/** total push attempts made (for tests / debugging) */
 	attempts = 0;
 
 	constructor(
 		private readonly world: World,
-		private readonly retryBaseMs: number,
-		private readonly maxAttempts = 5,
-		private readonly timeoutMs = 10_000,
-		private readonly telegramSecretHeader = false,
+		options: Partial<PushOptions> = {},
 	) {
+		this.options = {
+			retryBaseMs: options.retryBaseMs ?? PUSH_DEFAULTS.retryBaseMs,
+			retryMaxMs: options.retryMaxMs ?? PUSH_DEFAULTS.retryMaxMs,
+			retentionMs: options.retentionMs ?? PUSH_DEFAULTS.retentionMs,
+			maxAttempts: options.maxAttempts ?? Number.POSITIVE_INFINITY,
+			timeoutMs: options.timeoutMs ?? PUSH_DEFAULTS.timeoutMs,
+			telegramSecretHeader: options.telegramSecretHeader === true,
+		};
+		for (const [name, value] of Object.entries(this.options)) {
+			if (typeof value === 'number' && (Number.isNaN(value) || value < 0)) throw new Error(`emulator: webhook option ${name} must be a non-negative number, got ${value}`);
+		}
+		if (this.options.maxAttempts < 1) throw new Error('emulator: webhookMaxAttempts must be at least 1');
+		const { timeoutMs } = this.options;
 		this.agent = new Agent({ connections: 128, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 1000 });
+	}
+
+	/** How long an update has left before the retention drops it (≤ 0: due to be dropped). */
+	private remainingMs(update: Update): number {
+		const queued = this.world.queuedAt.get(update) ?? Date.now();
+		return queued + this.options.retentionMs - Date.now();
+	}
+
+	/**
+	 * Drops a webhook bot's undelivered updates older than the retention (also those a worker is
+	 * retrying: the worker notices). Polling bots keep theirs (see the README's "Not emulated").
+	 */
+	expire(bot: BotRecord): void {
+		if (!bot.webhook || bot.pending.length === 0) return;
+		const kept = bot.pending.filter((u) => this.remainingMs(u) > 0);
+		if (kept.length !== bot.pending.length) bot.pending = kept;
+	}
+
+	/** getWebhookInfo's pending_update_count: every update still to be delivered, the ones being pushed or retried included. */
+	pendingCount(bot: BotRecord): number {
+		this.expire(bot);
+		return bot.pending.filter((u) => this.world.allows(bot, updateType(u))).length;
 	}
 
 	/** Starts push workers for a bot if it has a webhook and undelivered updates. */
@@ -108,23 +175,29 @@ export class WebhookPusher {
 	}
 
 	private async deliver(bot: BotRecord, update: Update, generation: number, current: () => boolean): Promise<void> {
-		for (let attempt = 1; attempt <= this.maxAttempts; attempt += 1) {
+		const { retryBaseMs, retryMaxMs, maxAttempts, timeoutMs, telegramSecretHeader } = this.options;
+		for (let attempt = 1; ; attempt += 1) {
 			if (!current() || !bot.pending.includes(update)) return;
 			const hook = bot.webhook;
 			if (!hook) return;
+			if (this.remainingMs(update) <= 0) {
+				// kept as long as the retention, not longer
+				this.remove(bot, update);
+				return;
+			}
 			let error: string | null = null;
 			try {
 				this.attempts += 1;
 				const headers: Record<string, string> = { 'content-type': 'application/json' };
 				if (hook.secretToken !== undefined) headers[SECRET_HEADER] = hook.secretToken;
-				if (hook.secretToken !== undefined && this.telegramSecretHeader) headers[TELEGRAM_SECRET_HEADER] = hook.secretToken;
+				if (hook.secretToken !== undefined && telegramSecretHeader) headers[TELEGRAM_SECRET_HEADER] = hook.secretToken;
 				const res = await request(hook.url, {
 					method: 'POST',
 					headers,
 					body: JSON.stringify(update),
 					dispatcher: this.agent,
-					headersTimeout: this.timeoutMs,
-					bodyTimeout: this.timeoutMs,
+					headersTimeout: timeoutMs,
+					bodyTimeout: timeoutMs,
 				});
 				await res.body.dump().catch(() => undefined);
 				if (res.statusCode < 200 || res.statusCode > 299) {
@@ -138,12 +211,14 @@ export class WebhookPusher {
 				return;
 			}
 			if (bot.webhook && bot.webhook.generation === generation) bot.webhook.lastError = { date: nowSeconds(), message: error };
-			if (attempt === this.maxAttempts) {
-				// give up on this update
+			const left = this.remainingMs(update);
+			if (attempt >= maxAttempts || left <= 0) {
+				// given up on: too old (or, when webhookMaxAttempts is set, tried that often)
 				this.remove(bot, update);
 				return;
 			}
-			await this.sleep(bot, this.retryBaseMs * 2 ** (attempt - 1));
+			// the next attempt after the backoff, or at the end of the retention (where the update is dropped) if that comes first
+			await this.sleep(bot, Math.min(retryDelayMs(retryBaseMs, retryMaxMs, attempt), left, MAX_TIMER_MS));
 		}
 	}
 

@@ -15,6 +15,7 @@ import type { IDataObject, INodeParameters, Logger } from 'n8n-workflow';
 import { LoggerProxy } from 'n8n-workflow';
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
+import { WRITE_TIMING } from '../../nodes/ServiceBotTrigger/webhook/lifecycle';
 import { startEmulator, type Emulator } from '../emulator';
 import { errorReports, executeNode, freePort, testCredential, type ExecuteNodeResult } from '../harness';
 import { MethodCaller } from '../harness/test-nodes';
@@ -396,8 +397,11 @@ describe('fault injection (the whole describe is captured and scanned)', () => {
 
 	describe('the trigger and the credential test under faults', () => {
 		it('activation and deactivation fail clearly and report (not throw) on deactivation', async () => {
+			jest.replaceProperty(WRITE_TIMING, 'retry', { transientRetries: 5, backoffBaseMs: 2 });
+			jest.replaceProperty(WRITE_TIMING, 'removalRetryDelaysMs', [10]);
 			const harness = await makeHarness(emu, { token: TOKEN });
-			emu.injectFault({ kind: 'status', status: 500, method: 'setWebhook' });
+			// A write of the webhook is repeated after a 5xx (it is idempotent): 1 + 5 attempts fail.
+			emu.injectFault({ kind: 'status', status: 500, method: 'setWebhook', count: 6 });
 			const failure = await harness.activate().then(
 				() => undefined,
 				(error: unknown) => error as Error & { description?: string },

@@ -1,7 +1,9 @@
 /**
  * 150 generated steps of publishing, unpublishing and testing three workflows of one n8n on one bot,
  * with another system and another n8n taking the webhook in between, someone deleting it, and
- * static data lost. A model says after every step what the bot's webhook must be:
+ * static data lost, two workflows published at the same moment, and faults on the service's calls
+ * (502, 429, an answer lost after the service acted, a slow answer) within what the triggers retry. A
+ * model says after every step what the bot's webhook must be:
  * - while a foreign webhook (another system or n8n) holds the bot, it is untouched (no deleteWebhook,
  *   no change), and a trigger takes it only with "Take Over Existing Webhook";
  * - otherwise the webhook lists exactly the listeners registered since (published workflows first, in
@@ -12,7 +14,8 @@ import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 import { randomUUID } from 'node:crypto';
 
-import type { Emulator } from '../emulator';
+import { WRITE_TIMING } from '../../nodes/ServiceBotTrigger/webhook/lifecycle';
+import type { Emulator, FaultSpec } from '../emulator';
 import type { HookMode, TriggerHarness } from '../harness';
 import { api, makeHarness, startTestEmulator } from '../serviceBotTrigger/helpers';
 import { startCapture, type Capture } from './secrecy';
@@ -32,6 +35,11 @@ beforeAll(async () => {
 	capture = startCapture();
 });
 
+beforeEach(() => {
+	// The waits between attempts, shortened: what is asserted is the state after them.
+	jest.replaceProperty(WRITE_TIMING, 'retry', { transientRetries: 5, backoffBaseMs: 2 });
+});
+
 let summary = '';
 
 afterAll(async () => {
@@ -46,7 +54,11 @@ type Step =
 	| { kind: 'system' }
 	| { kind: 'otherN8n' }
 	| { kind: 'otherN8nStops' }
-	| { kind: 'removedBySomeone' };
+	| { kind: 'removedBySomeone' }
+	/** Two workflows published at once (n8n activates them in parallel when published together). */
+	| { kind: 'publishTogether'; workflows: [number, number] }
+	/** The next calls of `method` fail this way (at most 2 in a row: within the triggers' retries). */
+	| { kind: 'fault'; fault: FaultSpec };
 
 const workflowArb = fc.integer({ min: 0, max: WORKFLOWS - 1 });
 const modeArb = fc.constantFrom<HookMode>('trigger', 'trigger', 'manual');
@@ -57,6 +69,25 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 	{ weight: 1, arbitrary: fc.constant({ kind: 'otherN8n' as const }) },
 	{ weight: 1, arbitrary: fc.constant({ kind: 'otherN8nStops' as const }) },
 	{ weight: 1, arbitrary: fc.constant({ kind: 'removedBySomeone' as const }) },
+	{
+		weight: 2,
+		arbitrary: fc
+			.tuple(workflowArb, workflowArb)
+			.filter(([a, b]) => a !== b)
+			.map(([a, b]) => ({ kind: 'publishTogether' as const, workflows: [a, b] as [number, number] })),
+	},
+	{
+		weight: 3,
+		arbitrary: fc.record({
+			kind: fc.constant('fault' as const),
+			fault: fc.oneof(
+				fc.record({ kind: fc.constant('status' as const), status: fc.constantFrom(500, 502, 503), method: fc.constantFrom('setWebhook', 'deleteWebhook', 'getWebhookInfo'), count: fc.integer({ min: 1, max: 2 }) }),
+				fc.record({ kind: fc.constant('status' as const), status: fc.constant(429), retryAfter: fc.constant(0), method: fc.constantFrom('setWebhook', 'deleteWebhook', 'getWebhookInfo') }),
+				fc.record({ kind: fc.constant('drop' as const), execute: fc.constant(true), method: fc.constantFrom('setWebhook', 'deleteWebhook') }),
+				fc.record({ kind: fc.constant('delay' as const), delayMs: fc.integer({ min: 10, max: 200 }), method: fc.constantFrom('setWebhook', 'getWebhookInfo') }),
+			),
+		}),
+	},
 );
 
 interface Workflow {
@@ -73,7 +104,7 @@ interface Model {
 	listeners: string[];
 }
 
-const counters = { activations: 0, joined: 0, refused: 0, tookOver: 0, left: 0, removedLast: 0, leftForeign: 0 };
+const counters = { activations: 0, joined: 0, refused: 0, tookOver: 0, left: 0, removedLast: 0, leftForeign: 0, together: 0, faults: 0 };
 
 function entryOf(harness: TriggerHarness, mode: HookMode): string {
 	return mode === 'manual' ? `t${new URL(harness.testWebhookUrl).pathname}` : `p${new URL(harness.webhookUrl).pathname}`;
@@ -150,7 +181,26 @@ async function runStep(step: Step, workflows: Workflow[], other: TriggerHarness,
 			if (model.listeners.length === 0) counters.removedLast++;
 			else counters.left++;
 		}
+	} else if (step.kind === 'publishTogether') {
+		const together = step.workflows.map((index) => workflows[index]);
+		if (model.foreign || together.some((workflow) => workflow.active.has('trigger'))) return;
+		const harnesses = await Promise.all(together.map(async (workflow) => await harnessOf(workflow, false)));
+		await Promise.all(harnesses.map(async (harness) => await harness.activate('trigger')));
+		for (const workflow of together) workflow.active.add('trigger');
+		counters.together++;
+		// Either may join first; after both, the list has both, published ones before tests.
+		const [a, b] = harnesses.map((harness) => entryOf(harness, 'trigger'));
+		const candidates = [servingOrder([...model.listeners, a, b]), servingOrder([...model.listeners, b, a])];
+		const held = heldListeners();
+		const matched = candidates.find((candidate) => JSON.stringify(expected({ foreign: null, listeners: candidate })) === JSON.stringify(held));
+		expect([held, matched !== undefined]).toEqual([held, true]);
+		model.listeners = matched ?? candidates[0];
+	} else if (step.kind === 'fault') {
+		emu.injectFault(step.fault);
+		counters.faults++;
+		return;
 	} else if (step.kind === 'system') {
+		emu.clearFaults();
 		const url = `http://127.0.0.1:9/other-system/${randomUUID()}`;
 		expect((await api(emu, 'setWebhook', { url, secret_token: 'foreign-secret' })).ok).toBe(true);
 		model.foreign = { url, secretToken: 'foreign-secret' };
@@ -164,6 +214,7 @@ async function runStep(step: Step, workflows: Workflow[], other: TriggerHarness,
 		expect(await other.delete()).toBe(true);
 		if (model.foreign?.url === other.webhookUrl) model.foreign = null;
 	} else {
+		emu.clearFaults();
 		expect((await api(emu, 'deleteWebhook')).ok).toBe(true);
 		model.foreign = null;
 		model.listeners = [];
@@ -220,6 +271,8 @@ describe(`${STEPS} steps of publishing, unpublishing and testing three workflows
 				for (let index = 0; index < plan.length; index++) {
 					try {
 						await runStep(plan[index], workflows, other, model);
+						// A fault is for the step after it: what it did not meet is gone.
+						if (plan[index].kind !== 'fault') emu.clearFaults();
 					} catch (error) {
 						throw new Error(`step ${index} (${JSON.stringify(plan[index])}), model ${JSON.stringify(model)}: ${String(error)}`);
 					}

@@ -166,6 +166,8 @@ export interface TriggerHarness {
 	delete(mode?: HookMode): Promise<boolean>;
 	/** n8n's activation: checkExists, then create when it returned false. Returns whether create ran. */
 	activate(mode?: HookMode): Promise<boolean>;
+	/** n8n's start ('init'): checkExists, then create when it is missing, for the published workflow. */
+	activateAtStart(): Promise<boolean>;
 	/** Runs `node.webhook()` in a fresh WebhookContext with a fake express req/res. */
 	receive(request: WebhookRequest): Promise<WebhookReceipt>;
 	/** n8n's production activation of a trigger() node; throws what trigger() throws. */
@@ -338,6 +340,11 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		async activate(mode = 'trigger') {
 			if (await harness.checkExists(mode)) return false;
 			await harness.create(mode);
+			return true;
+		},
+		async activateAtStart() {
+			if (await runHook('checkExists', 'trigger', 'init', false)) return false;
+			await runHook('create', 'trigger', 'init', false);
 			return true;
 		},
 		async receive(request) {
@@ -570,8 +577,13 @@ export interface WebhookServer {
 	url: string;
 	/** The `workflowData` of each delivery that started a workflow, in arrival order. */
 	executions: INodeExecutionData[][][];
-	/** Every delivery with its answer, in arrival order. */
+	/** Every delivery with its answer, in arrival order (not the triggers' probes of each other). */
 	receipts: WebhookReceipt[];
+	/**
+	 * The probes one trigger sent another (a body with `service_bot_probe: true`: "does this n8n still
+	 * serve you?"), with their answers, in arrival order.
+	 */
+	probes: Array<{ path: string; status: number }>;
 	/** The deliveries that started this harness's workflow (production or test), in arrival order. */
 	executionsOf(harness: TriggerHarness, mode?: HookMode): INodeExecutionData[][][];
 	close(): Promise<void>;
@@ -598,7 +610,11 @@ export async function freePort(): Promise<number> {
  */
 export async function startWebhookServer(
 	served: TriggerHarness | TriggerHarness[],
-	options: { waiting?: WaitingRouter } = {},
+	options: {
+		waiting?: WaitingRouter;
+		/** A delivery to `path` waits for the promise this returns before its trigger gets it (a slow listener). */
+		hold?: (path: string) => Promise<void> | undefined;
+	} = {},
 ): Promise<WebhookServer> {
 	const harnesses = Array.isArray(served) ? served : [served];
 	const routes = new Map<string, { harness: TriggerHarness; mode: HookMode }>();
@@ -608,6 +624,14 @@ export async function startWebhookServer(
 	}
 	const executions: INodeExecutionData[][][] = [];
 	const receipts: WebhookReceipt[] = [];
+	const probes: Array<{ path: string; status: number }> = [];
+	const isProbe = (body: Buffer): boolean => {
+		try {
+			return (JSON.parse(body.toString('utf8')) as Record<string, unknown> | null)?.service_bot_probe === true;
+		} catch {
+			return false;
+		}
+	};
 	const byRoute = new Map<string, INodeExecutionData[][][]>();
 	const routeKey = (harness: TriggerHarness, mode: HookMode): string => `${harness.node.webhookId ?? ''}:${mode}`;
 
@@ -633,7 +657,9 @@ export async function startWebhookServer(
 				res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
 				res.end(text);
 			};
+			const probe = isProbe(Buffer.concat(chunks));
 			if (route === undefined || req.method !== 'POST') {
+				if (probe) probes.push({ path, status: 404 });
 				reply(404, { code: 404, message: 'The requested webhook is not registered.' });
 				return;
 			}
@@ -642,10 +668,11 @@ export async function startWebhookServer(
 				if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
 			}
 			const query = Object.fromEntries(requestUrl.searchParams.entries());
-			route.harness
-				.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode: route.mode, query, onAnswer: reply })
+			Promise.resolve(probe ? undefined : options.hold?.(path))
+				.then(async () => await route.harness.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode: route.mode, query, onAnswer: reply }))
 				.then((receipt) => {
-					receipts.push(receipt);
+					if (probe) probes.push({ path, status: receipt.status });
+					else receipts.push(receipt);
 					if (receipt.workflowData) {
 						executions.push(receipt.workflowData);
 						const key = routeKey(route.harness, route.mode);
@@ -673,6 +700,7 @@ export async function startWebhookServer(
 		url: `http://127.0.0.1:${port}`,
 		executions,
 		receipts,
+		probes,
 		executionsOf: (harness, mode = 'trigger') => byRoute.get(routeKey(harness, mode)) ?? [],
 		close: async () => {
 			server.closeAllConnections();

@@ -35,12 +35,13 @@ afterAll(() => {
 	rmSync(unpacked, { recursive: true, force: true });
 });
 
-test('the tarball holds package.json, the README and the built dist/ (code, types, source maps, icons, codex), nothing else', () => {
-	const outside = files.filter((file) => !['package.json', 'README.md'].includes(file) && !file.startsWith('dist/'));
+test('the tarball holds package.json, the README, the LICENSE and the built dist/ (code, types, source maps, icons, codex), nothing else', () => {
+	const outside = files.filter((file) => !['package.json', 'README.md', 'LICENSE'].includes(file) && !file.startsWith('dist/'));
 	expect(outside).toEqual([]);
 	const kinds = new Set(files.filter((file) => file.startsWith('dist/')).map((file) => file.replace(/^.*?((\.d)?\.[a-z]+(\.map)?)$/, '$1')));
 	expect([...kinds].sort()).toEqual(['.d.ts', '.js', '.js.map', '.json', '.svg']);
 	expect(files).toContain('README.md');
+	expect(files).toContain('LICENSE');
 	expect(files.filter((file) => file.includes('test'))).toEqual([]);
 });
 

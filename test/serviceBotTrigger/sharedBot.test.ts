@@ -10,7 +10,9 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { randomUUID } from 'node:crypto';
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
-import type { Emulator } from '../emulator';
+import { FORWARD_TIMING } from '../../nodes/ServiceBotTrigger/webhook/forward';
+import { WRITE_TIMING } from '../../nodes/ServiceBotTrigger/webhook/lifecycle';
+import { startEmulator, type Emulator } from '../emulator';
 import { executeNode, freePort, startWebhookServer, type ExecuteNodeResult, type TriggerHarness, type WebhookServer } from '../harness';
 import { SECRET_HEADER, makeHarness, sendButton, spyOnLogger, startTestEmulator, type LogSpy } from './helpers';
 
@@ -26,6 +28,10 @@ beforeAll(async () => {
 beforeEach(async () => {
 	logs = spyOnLogger();
 	base = `http://127.0.0.1:${await freePort()}/`;
+	// The waits between attempts, shortened: what is asserted is whether and how often, not when.
+	jest.replaceProperty(FORWARD_TIMING, 'retryDelaysMs', [5, 10, 20]);
+	jest.replaceProperty(WRITE_TIMING, 'retry', { transientRetries: 5, backoffBaseMs: 5 });
+	jest.replaceProperty(WRITE_TIMING, 'removalRetryDelaysMs', [20, 40]);
 });
 
 /**
@@ -56,11 +62,21 @@ async function workflow(parameters: INodeParameters, named: { workflowId?: strin
 	return harness;
 }
 
-/** Serves these workflows on n8n's one port (a workflow not served answers 404, as an unknown path). */
-async function serve(...workflows: TriggerHarness[]): Promise<WebhookServer> {
+/**
+ * Serves these workflows on n8n's one port (a workflow not served answers 404, as an unknown path);
+ * `hold`: a delivery to a path waits for what it returns (a slow workflow).
+ */
+async function serve(...workflows: Array<TriggerHarness | { hold: (path: string) => Promise<void> | undefined }>): Promise<WebhookServer> {
 	await server?.close();
-	server = await startWebhookServer(workflows);
+	const harnesses = workflows.filter((entry): entry is TriggerHarness => !('hold' in entry));
+	const held = workflows.find((entry): entry is { hold: (path: string) => Promise<void> | undefined } => 'hold' in entry);
+	server = await startWebhookServer(harnesses, { hold: held?.hold });
 	return server;
+}
+
+/** Resolves once `condition` holds (checked every few milliseconds). */
+async function until(condition: () => boolean): Promise<void> {
+	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 /** The update ids a workflow's executions (production, or its test) carried, in arrival order. */
@@ -139,20 +155,158 @@ describe('several published workflows on one bot', () => {
 		expect(emu.callsTo('deleteWebhook')).toHaveLength(1);
 	});
 
-	test('two workflows published at the same moment both listen (each reads the list back and writes it again when it was lost)', async () => {
+	test('two workflows published at the same moment in one n8n both listen: their registrations run one after the other, two writes, none lost', async () => {
 		const a = await workflow({ updates: ['*'], options: {} });
 		const b = await workflow({ updates: ['*'], options: {} });
 		await serve(a, b);
 		await Promise.all([a.activate(), b.activate()]);
-		// Both read "no webhook" before either wrote (the race this is about), so one wrote twice.
-		const [firstWrite, secondWrite, ...again] = emu.callsTo('setWebhook').map((call) => String(call.body.url));
-		expect([firstWrite, secondWrite].sort()).toEqual([a.webhookUrl, b.webhookUrl].sort());
-		expect(again).toHaveLength(1);
+		const writes = emu.callsTo('setWebhook').map((call) => String(call.body.url));
+		expect(writes).toHaveLength(2);
 		expect(listeners().sort()).toEqual([entry('p', a.webhookUrl), entry('p', b.webhookUrl)].sort());
 		const update = await say('both?');
 		await emu.idle();
 		expect(ran(a)).toEqual([update]);
 		expect(ran(b)).toEqual([update]);
+	});
+
+	test('two workflows published at the same moment while the service answers the first write 429 (retry_after 1): both listen, neither write lost', async () => {
+		const a = await workflow({ updates: ['*'], options: {} });
+		const b = await workflow({ updates: ['*'], options: {} });
+		await serve(a, b);
+		emu.injectFault({ kind: 'status', status: 429, retryAfter: 1, method: 'setWebhook' });
+		await Promise.all([a.activate(), b.activate()]);
+		expect(listeners().sort()).toEqual([entry('p', a.webhookUrl), entry('p', b.webhookUrl)].sort());
+		const update = await say('both?');
+		await emu.idle();
+		expect(ran(a)).toEqual([update]);
+		expect(ran(b)).toEqual([update]);
+	});
+
+	test('unpublishing the receiver while the service answers 502 once: the write is made again, the other two keep every update', async () => {
+		const [first, second, third] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(first, second, third);
+		for (const harness of [first, second, third]) await harness.activate();
+		emu.injectFault({ kind: 'status', status: 502, method: 'setWebhook' });
+		expect(await first.delete()).toBe(true);
+		await serve(second, third);
+		expect(listeners()).toEqual([entry('p', second.webhookUrl), entry('p', third.webhookUrl)]);
+		const after = [await say('one'), await say('two')];
+		await emu.idle();
+		for (const harness of [second, third]) expect(ran(harness)).toEqual(after);
+	});
+
+	test('a removal the service keeps refusing: logged with what to do, tried again in the background until it lands; publishing another workflow takes the unpublished one off the list at once', async () => {
+		const [first, second, third] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(first, second, third);
+		for (const harness of [first, second, third]) await harness.activate();
+		// Every write fails for longer than the retries: 1 + 5 attempts.
+		emu.injectFault({ kind: 'status', status: 502, method: 'setWebhook', count: 6 });
+		expect(await first.delete()).toBe(false);
+		// n8n serves the unpublished workflow no more: while the list starts with it, nobody receives.
+		await serve(second, third);
+		expect(listeners()[0]).toBe(entry('p', first.webhookUrl));
+		expect(logs.messages('error').join('\n')).toContain('While the bot\'s webhook lists it, the bot\'s other workflows may receive nothing: it is tried again in the background; publishing any workflow of this bot also repairs it');
+		// The background attempt lands once the service accepts writes again.
+		await until(() => !listeners().includes(entry('p', first.webhookUrl)));
+		expect(listeners()).toEqual([entry('p', second.webhookUrl), entry('p', third.webhookUrl)]);
+		const after = await say('heard again');
+		await emu.idle();
+		for (const harness of [second, third]) expect(ran(harness)).toEqual([after]);
+
+		// The same failure, then a workflow published before the background attempt: its activation
+		// probes the listed workflows, and the one n8n answers 404 for is taken off.
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryDelaysMs', [300]);
+		const fourth = await workflow({ updates: ['*'], options: {} });
+		// One more failure than the retries: for the background attempt, or else the fourth's first write.
+		emu.injectFault({ kind: 'status', status: 502, method: 'setWebhook', count: 7 });
+		expect(await second.delete()).toBe(false);
+		await serve(third, fourth);
+		expect(listeners()[0]).toBe(entry('p', second.webhookUrl));
+		await fourth.activate();
+		expect(listeners()).toEqual([entry('p', third.webhookUrl), entry('p', fourth.webhookUrl)]);
+		expect(logs.messages('warn').join('\n')).toContain(`are no longer published in this n8n (${new URL(second.webhookUrl).pathname})`);
+		const later = await say('and again');
+		await emu.idle();
+		expect(ran(third)).toEqual([later]);
+		expect(ran(fourth)).toEqual([later]);
+	});
+
+	test('a slow workflow costs only itself: the receiver answers the service and runs its own while a copy is still held, and the slow one runs it once', async () => {
+		const [receiver, quick, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		let release: () => void = () => undefined;
+		const released = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		const slowPath = new URL(slow.webhookUrl).pathname;
+		await serve(receiver, quick, slow);
+		for (const harness of [receiver, quick, slow]) await harness.activate();
+		await serve(receiver, quick, slow, { hold: (path) => (path === slowPath ? released : undefined) });
+		const update = await say('anyone slow?');
+		// The service got its answer and the receiver ran the update while the slow copy is held.
+		await emu.idle();
+		expect(ran(receiver)).toEqual([update]);
+		expect(ran(quick)).toEqual([update]);
+		expect(ran(slow)).toEqual([]);
+		expect(emu.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: null });
+		release();
+		await until(() => ran(slow).length > 0);
+		expect(ran(slow)).toEqual([update]);
+		expect(ran(receiver)).toEqual([update]);
+	});
+
+	test('a push the service sends again (its answer came late) is not forwarded again: the slow workflow gets one copy and runs it once', async () => {
+		const shared = emu;
+		// A service that waits 300 ms for an answer, while the receiver waits up to 1 s for its copies.
+		emu = await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 5, webhookTimeoutMs: 300 });
+		jest.replaceProperty(FORWARD_TIMING, 'waitMs', 1000);
+		try {
+			const [receiver, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+			let release: () => void = () => undefined;
+			const released = new Promise<void>((resolve) => {
+				release = resolve;
+			});
+			const slowPath = new URL(slow.webhookUrl).pathname;
+			let copies = 0;
+			await serve(receiver, slow);
+			for (const harness of [receiver, slow]) await harness.activate();
+			await serve(receiver, slow, {
+				hold: (path) => {
+					if (path !== slowPath) return undefined;
+					copies += 1;
+					return released;
+				},
+			});
+			const update = await say('again?');
+			// The first push timed out at the service, which sent it again; the copy is still held.
+			await until(() => (emu.webhookOf()?.lastError ?? null) !== null);
+			await emu.idle();
+			release();
+			await until(() => ran(slow).length > 0);
+			expect(copies).toBe(1);
+			expect(ran(slow)).toEqual([update]);
+			expect(ran(receiver)).toEqual([update]);
+			for (const harness of [receiver, slow]) await harness.delete();
+		} finally {
+			await emu.close();
+			emu = shared;
+		}
+	});
+
+	test("n8n's first start with updates waiting: three workflows registered one after another each run every waiting update once", async () => {
+		jest.replaceProperty(WRITE_TIMING, 'startQuietMs', 200);
+		const three = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(...three);
+		// Written while n8n was down: the service keeps them for the webhook to come.
+		const waiting = [await say('while you were away'), await say('and this too')];
+		for (const harness of three) expect(await harness.activateAtStart()).toBe(true);
+		await until(() => three.every((harness) => ran(harness).length >= waiting.length));
+		await emu.idle();
+		for (const harness of three) expect(ran(harness)).toEqual(waiting);
+		expect(listeners().sort()).toEqual(three.map((harness) => entry('p', harness.webhookUrl)).sort());
+		expect(emu.callsTo('setWebhook')).toHaveLength(1);
+		const later = await say('after the start');
+		await emu.idle();
+		for (const harness of three) expect(ran(harness)).toEqual([...waiting, later]);
 	});
 
 	test('up to 10 workflows on one bot (the README limit): an eleventh is refused before anything is sent, saying what to do; the ten keep listening', async () => {
@@ -182,8 +336,9 @@ describe('several published workflows on one bot', () => {
 		expect(ran(up)).toEqual(updates);
 		expect(emu.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: null });
 		expect(emu.callsTo('setWebhook')).toHaveLength(2);
+		await until(() => logs.messages('warn').some((message) => message.includes('answered 404')));
 		const warned = logs.messages('warn').join('\n');
-		expect(warned).toContain(`a workflow listening to this bot at ${new URL(down.webhookUrl).pathname} answered 404`);
+		expect(warned).toContain(`the workflow listening to this bot at ${new URL(down.webhookUrl).pathname} answered 404, also when sent the update again`);
 		expect(warned.split('answered 404')).toHaveLength(2);
 	});
 });

@@ -1,23 +1,43 @@
 /**
  * The receiver's part of sharing a bot (listeners.ts): a push the service sent is forwarded to every
  * other listener of the bot on this n8n, at its own webhook URL, with a secret only that listener
- * accepts. A listener that is down does not hold the others up, and does not make the service send
- * the update again to everyone: its failure is logged, and the push is answered as received.
+ * accepts. Also the probe that tells whether a listener is still served by this n8n.
+ *
+ * A slow or failing listener costs only itself. The receiver waits for the copies at most
+ * `FORWARD_TIMING.waitMs` before it answers the service and starts its own run (the service waits about
+ * 10 s for an answer and then sends the update again, to everyone); a copy not taken by then goes on
+ * in the background, and a copy that failed is sent again a few times over half a minute (a listener
+ * whose workflow n8n is activating after a restart answers 404 for a few seconds). Each listener has
+ * its own duplicate window, so a copy sent twice runs once.
  */
-import type { IWebhookFunctions } from 'n8n-workflow';
+import type { IWebhookFunctions, RequestHelperFunctions } from 'n8n-workflow';
 
-import { messageOf } from '../../shared/transport';
+import { messageOf, pause } from '../../shared/transport';
+import { seenBefore } from '../../shared/trigger/duplicates';
 import type { Run } from '../../shared/trigger/identity';
-import { fingerprint } from '../../shared/trigger/identity';
+import { fingerprint, keyed } from '../../shared/trigger/identity';
 import type { Listener } from './listeners';
-import { LISTENERS_PARAMETER, isListener, listenersIn, webhookIdOf } from './listeners';
+import { LISTENERS_PARAMETER, PROBE_FIELD, isListener, listenersIn, webhookIdOf } from './listeners';
 import { SECRET_HEADER, forwardSecret } from './secret';
 
-/** A listener that does not answer within this time is left behind for this update. */
-const FORWARD_TIMEOUT_MS = 30_000;
+/** How forwarding waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
+export const FORWARD_TIMING = {
+	/** How long the receiver waits for its copies before it answers the service and runs its own. */
+	waitMs: 2_000,
+	/** A listener that does not answer within this time is sent the copy again. */
+	timeoutMs: 10_000,
+	/** Waits before each further attempt of a copy that failed: about half a minute in all. */
+	retryDelaysMs: [1_000, 2_000, 4_000, 8_000, 16_000] as readonly number[],
+	probeTimeoutMs: 5_000,
+};
 const WARN_INTERVAL_MS = 60_000;
 /** When each listener last caused a warning (bounded). */
 const lastWarned = new Map<string, number>();
+
+/** The HTTP client of a hook or webhook context: forwarding and probing need nothing else. */
+interface ListenerClient {
+	readonly helpers: Pick<RequestHelperFunctions, 'httpRequest'>;
+}
 
 function warnOnce(ctx: IWebhookFunctions, listener: Listener, message: string): void {
 	const key = fingerprint('forward', listener.path);
@@ -29,40 +49,63 @@ function warnOnce(ctx: IWebhookFunctions, listener: Listener, message: string): 
 	ctx.logger.warn(message);
 }
 
-async function forwardTo(ctx: IWebhookFunctions, origin: string, token: string, listener: Listener, body: unknown): Promise<void> {
-	const name = ctx.getNode().name;
+/** One POST to a listener with its forward secret: the HTTP status, or the failure as thrown. */
+async function post(ctx: ListenerClient, origin: string, token: string, listener: Listener, body: object, timeout: number): Promise<number> {
+	const response = await ctx.helpers.httpRequest({
+		method: 'POST',
+		url: `${origin}${listener.path}`,
+		headers: { [SECRET_HEADER]: forwardSecret(token, webhookIdOf(listener) ?? '', listener.run) },
+		body,
+		json: true,
+		timeout,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+	});
+	return typeof response === 'object' && response !== null ? Number((response as { statusCode?: unknown }).statusCode) : 200;
+}
+
+/** What one attempt of a copy came to. */
+type Attempt = { readonly done: true } | { readonly done: false; readonly why: string };
+
+async function attempt(ctx: IWebhookFunctions, origin: string, token: string, listener: Listener, body: object): Promise<Attempt> {
 	try {
-		const response = await ctx.helpers.httpRequest({
-			method: 'POST',
-			url: `${origin}${listener.path}`,
-			headers: { [SECRET_HEADER]: forwardSecret(token, webhookIdOf(listener) ?? '', listener.run) },
-			body: body as object,
-			json: true,
-			timeout: FORWARD_TIMEOUT_MS,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-		});
-		const status = typeof response === 'object' && response !== null ? Number((response as { statusCode?: unknown }).statusCode) : 200;
-		if (status < 300) return;
+		const status = await post(ctx, origin, token, listener, body, FORWARD_TIMING.timeoutMs);
 		// A test's URL is gone as soon as it got its event; n8n removes it from the list right after.
-		if (listener.run === 'test' && status === 404) return;
-		warnOnce(
-			ctx,
-			listener,
-			`Service Bot Trigger "${name}": a workflow listening to this bot at ${listener.path} answered ${status}; it misses updates until it answers again. If that workflow was deleted or moved, publish it again or unpublish it (logged at most once a minute)`,
-		);
+		if (status < 300 || (listener.run === 'test' && status === 404)) return { done: true };
+		// A refusal other than 404 will not change by asking again (it is not a listener of this bot).
+		if (status >= 400 && status < 500 && status !== 404 && status !== 429) return { done: true };
+		return { done: false, why: `answered ${status}` };
 	} catch (error) {
-		warnOnce(
-			ctx,
-			listener,
-			`Service Bot Trigger "${name}": could not forward an update to the workflow listening at ${listener.path}: ${messageOf(error)} (logged at most once a minute)`,
-		);
+		return { done: false, why: `could not be reached: ${messageOf(error)}` };
 	}
+}
+
+/** Sends one listener its copy, again after a failure, until it takes it or the attempts run out. */
+async function forwardTo(ctx: IWebhookFunctions, origin: string, token: string, listener: Listener, body: object): Promise<void> {
+	let result = await attempt(ctx, origin, token, listener, body);
+	for (const delay of FORWARD_TIMING.retryDelaysMs) {
+		if (result.done) return;
+		await pause(delay);
+		result = await attempt(ctx, origin, token, listener, body);
+	}
+	if (result.done) return;
+	warnOnce(
+		ctx,
+		listener,
+		`Service Bot Trigger "${ctx.getNode().name}": the workflow listening to this bot at ${listener.path} ${result.why}, also when sent the update again over ${FORWARD_TIMING.retryDelaysMs.reduce((sum, delay) => sum + delay, 0) / 1000} s; it misses updates until it answers again. If that workflow was unpublished or deleted, publish any workflow of this bot again: the bot's listeners are then checked (logged at most once a minute)`,
+	);
+}
+
+function updateIdOf(body: unknown): number | undefined {
+	const id = typeof body === 'object' && body !== null ? (body as { update_id?: unknown }).update_id : undefined;
+	return typeof id === 'number' && Number.isSafeInteger(id) ? id : undefined;
 }
 
 /**
  * Forwards the push to the bot's other listeners named in the request's query, all at once, and
- * resolves when each has answered or failed. Nothing is forwarded for a bot with one listener.
+ * resolves when each has taken its copy or `FORWARD_TIMING.waitMs` has passed (the rest goes on). A push
+ * the receiver already forwarded (the service sends an update again when its answer was late or
+ * lost) is not forwarded again. Nothing is forwarded for a bot with one listener.
  */
 export async function forwardToListeners(ctx: IWebhookFunctions, token: string, self: { webhookId: string; run: Run }): Promise<void> {
 	const query = ctx.getQueryData() as Record<string, unknown>;
@@ -70,8 +113,29 @@ export async function forwardToListeners(ctx: IWebhookFunctions, token: string, 
 	if (others.length === 0) return;
 	const ownUrl = ctx.getNodeWebhookUrl('default');
 	if (!ownUrl) return;
+	const body = ctx.getBodyData();
+	const updateId = updateIdOf(body);
+	if (updateId !== undefined && seenBefore(keyed(token, 'forwarded:v1', [self.webhookId.toLowerCase(), self.run]), updateId)) return;
 	// Only to this n8n: the origin is n8n's own, whatever the registered URL says.
 	const origin = new URL(ownUrl).origin;
-	const body = ctx.getBodyData();
-	await Promise.all(others.map(async (listener) => await forwardTo(ctx, origin, token, listener, body)));
+	const copies = Promise.all(others.map(async (listener) => await forwardTo(ctx, origin, token, listener, body)));
+	await Promise.race([copies, pause(FORWARD_TIMING.waitMs)]);
+}
+
+/** Whether a push is the probe of `isServed` (it runs nothing; its secret was checked first). */
+export function isProbe(body: unknown): boolean {
+	return typeof body === 'object' && body !== null && (body as Record<string, unknown>)[PROBE_FIELD] === true;
+}
+
+/**
+ * Whether this n8n still serves a published listener: n8n answers 404 for a webhook path that no
+ * active workflow has, and the listener itself answers its probe with 200. Anything else (no
+ * answer, a 5xx) is not proof of absence: the listener counts as served.
+ */
+export async function isServed(ctx: ListenerClient, origin: string, token: string, listener: Listener): Promise<boolean> {
+	try {
+		return (await post(ctx, origin, token, listener, { [PROBE_FIELD]: true }, FORWARD_TIMING.probeTimeoutMs)) !== 404;
+	} catch {
+		return true;
+	}
 }

@@ -15,15 +15,18 @@
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { RetryPolicy } from '../../shared/transport';
 import { callMethod, messageOf, pause } from '../../shared/transport';
 import type { Run } from '../../shared/trigger/identity';
-import { fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
-import { describeWorkflows, forgetHolder, holderOf, holdersOf, recordHolder, warnOfSharedClicks } from '../../shared/trigger/holders';
+import { botKeyOf, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
+import type { Holder } from '../../shared/trigger/holders';
+import { describeWorkflows, forgetHolder, holderOf, holdersOf, isHeld, recordHolder, warnOfSharedClicks } from '../../shared/trigger/holders';
 import type { WebhookOptions } from '../../shared/trigger/settings';
 import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
 import type { Listener } from './listeners';
 import { MAX_LISTENERS, inServingOrder, listenerOf, listenersOf, registeredUrlOf, webhookIdOf } from './listeners';
+import { isServed } from './forward';
 import { deriveSecret, secretDigest, sharedSecret } from './secret';
 import { sameUrl, webhookUrlProblem } from './urls';
 
@@ -50,6 +53,61 @@ const REGISTRATION_KEY = 'registration';
 
 /** How often a trigger writes the listeners again when another registration replaced its own. */
 const MAX_WRITES = 5;
+
+/** How the bot's webhook is written; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
+export const WRITE_TIMING = {
+	/**
+	 * Writing the bot's webhook is repeated after a 5xx or a lost answer, not only after a 429: setting
+	 * the same listeners again, or deleting a webhook twice, leaves the same state (idempotent), and a
+	 * write that fails for good can leave the bot deaf (a receiver n8n no longer serves). About 15 s.
+	 */
+	retry: { transientRetries: 5, backoffBaseMs: 500 } as Partial<RetryPolicy>,
+	/** Waits before each further attempt of a removal that still failed, in the background (about 16 minutes). */
+	removalRetryDelaysMs: [30_000, 60_000, 120_000, 240_000, 480_000] as readonly number[],
+	/** At n8n's start, the bot's triggers are registered together once no other has joined for this long. */
+	startQuietMs: 3_000,
+	/** …and at the latest this long after the first joined. */
+	startLongestMs: 60_000,
+};
+
+/**
+ * The triggers of a bot that n8n's start ('init') registered and that wait to be written together,
+ * per bot (bounded by the bots this n8n serves).
+ */
+interface StartJoin {
+	readonly joiners: Array<{ readonly ctx: IHookFunctions; readonly plan: Registration; readonly record: RegistrationRecord }>;
+	lastJoinAt: number;
+}
+const startJoins = new Map<string, StartJoin>();
+
+/** Removals that failed and are tried again in the background, by bot and listener path (bounded by the triggers served). */
+const removalsDue = new Set<string>();
+
+function removalKey(token: string, listener: Listener): string {
+	return fingerprint(botKeyOf(token, 'removal'), listener.run, listener.path);
+}
+
+/** The write in progress per bot, in this process (bounded by the bots this n8n serves). */
+const writers = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `work` when no other registration of the bot in this process is under way. The service has
+ * no compare-and-set: two triggers that read the listeners at once and each wrote its own list would
+ * lose one of them. n8n registers every trigger of this n8n (a single process, or the leader main in
+ * queue mode) in one process, so one writer per bot there makes the read, write and read-back one
+ * step; the read-back after `settle` stays for writers elsewhere (another main).
+ */
+async function oneWriterPerBot<T>(token: string, work: () => Promise<T>): Promise<T> {
+	const key = botKeyOf(token, 'webhook-writer');
+	const mine = (writers.get(key) ?? Promise.resolve()).catch(() => undefined).then(work);
+	const settled = mine.catch(() => undefined);
+	writers.set(key, settled);
+	try {
+		return await mine;
+	} finally {
+		if (writers.get(key) === settled) writers.delete(key);
+	}
+}
 
 /** The URL n8n registers for this node: the test URL during a test in the editor. */
 function registeredUrl(ctx: IHookFunctions): string {
@@ -132,7 +190,35 @@ async function registerListeners(
 		allowed_updates: [...ALLOWED_UPDATES],
 	};
 	if (maxConnections !== undefined) body.max_connections = maxConnections;
-	await callMethod(ctx, 'setWebhook', body);
+	await callMethod(ctx, 'setWebhook', body, { idempotent: true, retry: WRITE_TIMING.retry });
+}
+
+/**
+ * The listeners without the published ones this n8n no longer serves (a workflow unpublished while
+ * the service could not be told, e.g. it answered 5xx for longer than the retries): n8n answers
+ * their URL with 404, and a receiver n8n answers 404 leaves every listener of the bot deaf. Not at
+ * n8n's start ('init'), when the workflows of the list are activated one after another and a later
+ * one is not served yet; tests are never probed (their URL exists only while the editor listens).
+ */
+async function withoutUnserved(
+	ctx: IHookFunctions,
+	token: string,
+	origin: string,
+	listeners: readonly Listener[],
+	self: Listener,
+	{ quiet = false }: { quiet?: boolean } = {},
+): Promise<Listener[]> {
+	if (ctx.getActivationMode() === 'init') return [...listeners];
+	const served = await Promise.all(
+		listeners.map(async (listener) => listener.path === self.path || listener.run === 'test' || (await isServed(ctx, origin, token, listener))),
+	);
+	const gone = listeners.filter((_, index) => !served[index]);
+	if (gone.length > 0 && !quiet) {
+		ctx.logger.warn(
+			`Service Bot Trigger "${ctx.getNode().name}": ${gone.length} workflow(s) listed on the bot's webhook are no longer published in this n8n (${gone.map((listener) => listener.path).join(', ')}): they are taken off the list`,
+		);
+	}
+	return listeners.filter((_, index) => served[index]);
 }
 
 /**
@@ -158,9 +244,12 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if (!listeners || !among(listeners, plan.self)) return false;
 	const record = readRecord(this);
 	const exists = listeners.length > 1 || (record !== undefined && sameUrl(record.url, plan.url) && record.tag === plan.tag);
-	// n8n asks at every start: a published workflow whose webhook is in place holds the bot again.
-	if (exists) recordHolder(plan.token, holderOf(this, 'webhook', plan.run));
-	return exists;
+	if (!exists) return false;
+	// A listed workflow this n8n no longer serves: create() writes the list without it.
+	if (listeners.length > 1 && (await withoutUnserved(this, plan.token, plan.origin, listeners, plan.self, { quiet: true })).length < listeners.length) return false;
+	// A published workflow whose webhook is in place holds the bot again.
+	recordHolder(plan.token, holderOf(this, 'webhook', plan.run));
+	return true;
 }
 
 export async function create(this: IHookFunctions): Promise<boolean> {
@@ -176,7 +265,71 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		);
 	}
 
-	let info = await webhookInfo(this);
+	if (this.getActivationMode() === 'init') {
+		// Kept before the write (n8n saves static data when create() returns): when it registers alone,
+		// the service keeps this secret, and pushes with it stay accepted after a token change.
+		record.secretDigest = secretDigest(plan.secret);
+		joinAtStart(this, plan, record);
+	} else {
+		await oneWriterPerBot(plan.token, async () => await join(this, plan, record));
+	}
+	this.getWorkflowStaticData('node')[REGISTRATION_KEY] = record as unknown as IDataObject;
+	const self = holderOf(this, 'webhook', plan.run);
+	recordHolder(plan.token, self);
+	warnOfSharedClicks(this, plan.token, self);
+	return true;
+}
+
+/**
+ * At n8n's start the service may hold updates that came while n8n was down, and delivers them to the
+ * webhook as soon as one is set; n8n registers its workflows one after another, so the first trigger
+ * of a bot to register alone would get them all and the others none (measured in n8n 2.41.1: 5 of 6
+ * starts lost updates for some workflows). So at the start the triggers of a bot are written in one
+ * list once no other joined for `startQuietMs`: create() returns at once (n8n goes on with the next
+ * workflow), and the write happens in the background; a failure is logged with what to do.
+ */
+function joinAtStart(ctx: IHookFunctions, plan: Registration, record: RegistrationRecord): void {
+	const key = botKeyOf(plan.token, 'start-join');
+	const pending = startJoins.get(key);
+	if (pending) {
+		pending.joiners.push({ ctx, plan, record });
+		pending.lastJoinAt = Date.now();
+		return;
+	}
+	const started: StartJoin = { joiners: [{ ctx, plan, record }], lastJoinAt: Date.now() };
+	startJoins.set(key, started);
+	void (async () => {
+		const firstAt = Date.now();
+		for (;;) {
+			const now = Date.now();
+			const quietFor = now - started.lastJoinAt;
+			if (quietFor >= WRITE_TIMING.startQuietMs || now - firstAt >= WRITE_TIMING.startLongestMs) break;
+			await pause(Math.min(WRITE_TIMING.startQuietMs - quietFor, 250));
+		}
+		startJoins.delete(key);
+		// One write for all: the first joiner writes the list with every trigger that joined.
+		const [first, ...rest] = started.joiners;
+		try {
+			const alongside = rest.map((joiner) => joiner.plan.self);
+			await oneWriterPerBot(first.plan.token, async () => await join(first.ctx, first.plan, first.record, alongside));
+		} catch (error) {
+			for (const joiner of started.joiners) {
+				joiner.ctx.logger.error(
+					`Service Bot Trigger "${joiner.ctx.getNode().name}": could not register this trigger on the bot's webhook at n8n's start: ${messageOf(error)}. It receives no updates until its workflow is published again (unpublish and publish it)`,
+					{ workflowId: joiner.ctx.getWorkflow().id, node: joiner.ctx.getNode().name },
+				);
+			}
+		}
+	})();
+}
+
+/**
+ * Registers this trigger among the bot's listeners (or alone), read back until it is listed; with
+ * `alongside`, the triggers of this n8n that join at the same time (at its start) join in the same write.
+ */
+async function join(ctx: IHookFunctions, plan: Registration, record: RegistrationRecord, alongside: readonly Listener[] = []): Promise<void> {
+	const node = ctx.getNode();
+	let info = await webhookInfo(ctx);
 	const current = info.url ?? '';
 	let listeners = listenersOf(current, plan.origin, plan.self);
 	if (listeners === undefined) {
@@ -188,11 +341,13 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			);
 		}
 		if (plan.run === 'test') record.tookOverFrom = shown;
-		this.logger.warn(
+		ctx.logger.warn(
 			`Service Bot Trigger "${node.name}": taking over the bot's webhook from ${shown} ("Take Over Existing Webhook" is on). It stops receiving updates and does not get the webhook back: register it again there when you are done (for an n8n workflow: deactivate and activate it)`,
 		);
 		listeners = [];
 	}
+	listeners = await withoutUnserved(ctx, plan.token, plan.origin, listeners, plan.self);
+	listeners = [...listeners, ...alongside.filter((listener) => listener.path !== plan.self.path && !among(listeners, listener))];
 
 	for (let write = 1; ; write++) {
 		const others = listeners.filter((listener) => listener.path !== plan.self.path);
@@ -204,17 +359,17 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		}
 		const startedAt = Date.now();
 		if (others.length === 0) {
-			await callMethod(this, 'setWebhook', plan.body);
+			await callMethod(ctx, 'setWebhook', plan.body, { idempotent: true, retry: WRITE_TIMING.retry });
 			record.secretDigest = secretDigest(plan.secret);
 		} else {
 			delete record.secretDigest;
-			await registerListeners(this, plan.token, plan.origin, inServingOrder([...others, plan.self]), info.max_connections ?? plan.options.maxConnections);
-			this.logger.info(`Service Bot Trigger "${node.name}": listening to the bot with ${others.length} other trigger(s) of this n8n`);
+			await registerListeners(ctx, plan.token, plan.origin, inServingOrder([...others, plan.self]), info.max_connections ?? plan.options.maxConnections);
+			ctx.logger.info(`Service Bot Trigger "${node.name}": listening to the bot with ${others.length} other trigger(s) of this n8n`);
 		}
 		await settle(startedAt);
-		info = await webhookInfo(this);
+		info = await webhookInfo(ctx);
 		const now = listenersOf(info.url ?? '', plan.origin, plan.self);
-		if (among(now, plan.self)) break;
+		if (among(now, plan.self)) return;
 		if (now === undefined || write === MAX_WRITES) {
 			throw new NodeOperationError(
 				node,
@@ -223,11 +378,6 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		}
 		listeners = now;
 	}
-	this.getWorkflowStaticData('node')[REGISTRATION_KEY] = record as unknown as IDataObject;
-	const self = holderOf(this, 'webhook', plan.run);
-	recordHolder(plan.token, self);
-	warnOfSharedClicks(this, plan.token, self);
-	return true;
 }
 
 /**
@@ -235,7 +385,9 @@ export async function create(this: IHookFunctions): Promise<boolean> {
  * did), or the webhook is removed when this one was the last. A webhook that is already gone, or that
  * belongs to someone else now, is left alone and is not an error. Failures are logged with what to do
  * and reported as `false` rather than thrown: a throw here would stop n8n from deregistering the
- * workflow's other webhooks and from finishing the deactivation.
+ * workflow's other webhooks and from finishing the deactivation. A removal that failed is tried again
+ * in the background (`WRITE_TIMING.removalRetryDelaysMs`): n8n answers this trigger's URL with 404 from now on,
+ * and while the bot's webhook still lists it first, no workflow of the bot receives anything.
  */
 export async function remove(this: IHookFunctions): Promise<boolean> {
 	const node = this.getNode();
@@ -246,33 +398,32 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 		const token = await requireToken(this);
 		// delete() runs in mode 'internal' for both; the URL n8n gives is the registration's own.
 		const run = record?.run ?? 'production';
-		forgetHolder(token, holderOf(this, 'webhook', run));
+		const holder = holderOf(this, 'webhook', run);
+		forgetHolder(token, holder);
 		const self = listenerOf(url, run);
-		const origin = new URL(url).origin;
-		for (let write = 1; write <= MAX_WRITES; write++) {
-			const info = await webhookInfo(this);
-			const current = info.url ?? '';
-			const listeners = listenersOf(current, origin, self);
-			if (listeners === undefined) {
-				this.logger.warn(
-					`Service Bot Trigger "${node.name}": the bot's webhook now points to another URL (${displayUrl(current, token)}), so it was left untouched`,
-				);
-				break;
+		const due = removalKey(token, self);
+		// In the background, checked again once it is this removal's turn: another delete() of the same
+		// trigger may have landed, or a create() published it again, while it waited.
+		const leave = async (background = false): Promise<boolean> =>
+			await oneWriterPerBot(token, async () => {
+				if (background && (!removalsDue.has(due) || isHeld(token, holder))) return false;
+				await leaveListeners(this, token, self, new URL(url).origin, record);
+				// Within this writer's turn, so a background attempt queued behind it sees it done.
+				removalsDue.delete(due);
+				return true;
+			});
+		try {
+			await leave();
+		} catch (error) {
+			this.logger.error(
+				`Service Bot Trigger "${node.name}": could not remove this trigger from the bot's webhook (${url}): ${messageOf(error)}. While the bot's webhook lists it, the bot's other workflows may receive nothing: it is tried again in the background; publishing any workflow of this bot also repairs it`,
+				{ workflowId: this.getWorkflow().id, node: node.name },
+			);
+			if (!removalsDue.has(due)) {
+				removalsDue.add(due);
+				void leaveLater(this, token, holder, due, leave);
 			}
-			if (!among(listeners, self)) break;
-			const others = listeners.filter((listener) => listener.path !== self.path);
-			const startedAt = Date.now();
-			if (others.length === 0) {
-				await callMethod(this, 'deleteWebhook', {});
-				if (record?.tookOverFrom) {
-					this.logger.warn(
-						`Service Bot Trigger "${node.name}": the test has ended and the bot has no webhook now. Before the test it delivered to ${record.tookOverFrom}: register it again there (for an n8n workflow: deactivate and activate it)`,
-					);
-				}
-			} else {
-				await registerListeners(this, token, origin, inServingOrder(others), info.max_connections);
-			}
-			await settle(startedAt);
+			return false;
 		}
 		forgetRecord(this);
 		return true;
@@ -283,5 +434,68 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 			node: node.name,
 		});
 		return false;
+	}
+}
+
+/** Takes `self` off the bot's listeners, read back until it is not listed. */
+async function leaveListeners(ctx: IHookFunctions, token: string, self: Listener, origin: string, record: RegistrationRecord | undefined): Promise<void> {
+	const node = ctx.getNode();
+	for (let write = 1; write <= MAX_WRITES; write++) {
+		const info = await webhookInfo(ctx);
+		const current = info.url ?? '';
+		const listeners = listenersOf(current, origin, self);
+		if (listeners === undefined) {
+			ctx.logger.warn(
+				`Service Bot Trigger "${node.name}": the bot's webhook now points to another URL (${displayUrl(current, token)}), so it was left untouched`,
+			);
+			return;
+		}
+		if (!among(listeners, self)) return;
+		const others = await withoutUnserved(
+			ctx,
+			token,
+			origin,
+			listeners.filter((listener) => listener.path !== self.path),
+			self,
+		);
+		const startedAt = Date.now();
+		if (others.length === 0) {
+			await callMethod(ctx, 'deleteWebhook', {}, { idempotent: true, retry: WRITE_TIMING.retry });
+			if (record?.tookOverFrom) {
+				ctx.logger.warn(
+					`Service Bot Trigger "${node.name}": the test has ended and the bot has no webhook now. Before the test it delivered to ${record.tookOverFrom}: register it again there (for an n8n workflow: deactivate and activate it)`,
+				);
+			}
+		} else {
+			await registerListeners(ctx, token, origin, inServingOrder(others), info.max_connections);
+		}
+		await settle(startedAt);
+	}
+}
+
+/**
+ * Tries a failed removal again after growing waits, until it lands (here, or by another delete() of
+ * the same trigger), the trigger holds the bot again (published again: its create() wrote the list),
+ * or the attempts run out; each failure is logged.
+ */
+async function leaveLater(ctx: IHookFunctions, token: string, holder: Holder, due: string, leave: (background: boolean) => Promise<boolean>): Promise<void> {
+	const name = ctx.getNode().name;
+	for (const [index, delay] of WRITE_TIMING.removalRetryDelaysMs.entries()) {
+		await pause(delay);
+		if (!removalsDue.has(due) || isHeld(token, holder)) {
+			removalsDue.delete(due);
+			return;
+		}
+		try {
+			if (!(await leave(true))) return;
+			ctx.logger.info(`Service Bot Trigger "${name}": removed from the bot's webhook at the ${index + 2}. attempt`);
+			return;
+		} catch (error) {
+			const last = index === WRITE_TIMING.removalRetryDelaysMs.length - 1;
+			if (last) removalsDue.delete(due);
+			ctx.logger.error(
+				`Service Bot Trigger "${name}": could not remove this trigger from the bot's webhook, also at the ${index + 2}. attempt: ${messageOf(error)}. ${last ? 'Giving up: publish any workflow of this bot to repair its webhook' : 'Trying again later'}`,
+			);
+		}
 	}
 }

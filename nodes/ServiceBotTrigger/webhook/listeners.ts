@@ -26,6 +26,12 @@ export interface Listener {
 export const LISTENERS_PARAMETER = 'service-bot-listeners';
 
 /**
+ * The field of a probe's body: a push with the forward secret and this field set to true asks a
+ * listener whether this n8n still serves it (forward.ts); it runs nothing.
+ */
+export const PROBE_FIELD = 'service_bot_probe';
+
+/**
  * At most this many workflows (tests included) on one bot: every update is sent once more to each
  * listener but the receiver, and the list is part of the URL registered at the service.
  */

@@ -15,7 +15,7 @@ import { routed } from '../../shared/trigger/output';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { showTyping } from '../../shared/trigger/typing';
 import { registeredSecretDigests } from './lifecycle';
-import { forwardToListeners } from './forward';
+import { forwardToListeners, isProbe } from './forward';
 import { SECRET_HEADER, deriveSecret, forwardSecret, legacySecret, matchesDigest, secretMatches, sharedSecret } from './secret';
 
 const WARN_INTERVAL_MS = 60_000;
@@ -100,6 +100,8 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		this.getResponseObject().status(403).end();
 		return { noWebhookResponse: true };
 	}
+	// Another trigger of this bot asks whether this one is still served: it is, as it answers.
+	if (sender === 'trigger' && isProbe(this.getBodyData())) return {};
 
 	const forwarding = fromService ? forwardToListeners(this, token, { webhookId: identity.webhookId, run }) : Promise.resolve();
 	const settings = readDeliverySettings(this);

@@ -77,6 +77,11 @@ export function recordHolder(token: string, holder: Holder): () => void {
 	return () => forgetHolder(token, holder);
 }
 
+/** Whether this trigger holds the bot now (published, or its test listening). */
+export function isHeld(token: string, holder: Holder): boolean {
+	return (holders.get(botKey(token)) ?? []).some((entry) => same(entry, holder));
+}
+
 export function forgetHolder(token: string, holder: Holder): void {
 	const key = botKey(token);
 	const left = (holders.get(key) ?? []).filter((entry) => !same(entry, holder));
