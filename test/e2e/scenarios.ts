@@ -9,6 +9,7 @@ import { DEMO_CREDENTIAL_NAME, DEMO_TRIGGER, WORKFLOWS } from '../dev/demo';
 import { ACTION_SCENARIOS, UPLOAD_SCENARIOS } from './action-scenarios';
 import { AI_SCENARIOS } from './ai-scenarios';
 import { CHAT_SCENARIOS } from './chat-scenarios';
+import { DELIVERY_SCENARIOS } from './delivery-scenarios';
 import { ANSWER_SCENARIOS } from './answer-scenarios';
 import { launchBrowser, openNode, signIn } from './lib/browser';
 import type { StoredMessage } from './lib/emulator';
@@ -391,4 +392,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS, ...UPLOAD_SCENARIOS, ...UPGRADE_SCENARIOS];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS, ...UPLOAD_SCENARIOS, ...UPGRADE_SCENARIOS, ...DELIVERY_SCENARIOS];

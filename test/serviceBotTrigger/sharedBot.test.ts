@@ -254,6 +254,33 @@ describe('several published workflows on one bot', () => {
 		expect(ran(receiver)).toEqual([update]);
 	});
 
+	test('a workflow that stayed slow is not waited for again: the next update reaches the service\'s answer and the others while its copies are still held', async () => {
+		const [receiver, quick, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		let release: () => void = () => undefined;
+		const released = new Promise<void>((resolve) => {
+			release = resolve;
+		});
+		const slowPath = new URL(slow.webhookUrl).pathname;
+		await serve(receiver, quick, slow);
+		for (const harness of [receiver, quick, slow]) await harness.activate();
+		await serve(receiver, quick, slow, { hold: (path) => (path === slowPath ? released : undefined) });
+		jest.replaceProperty(FORWARD_TIMING, 'waitMs', 200);
+		const first = await say('first');
+		await emu.idle();
+		expect(ran(quick)).toEqual([first]);
+		// Were the receiver to wait for the held workflow again, this update would wait for as long as
+		// this test runs: the service's answer, and the quick workflow's run, come without it.
+		jest.replaceProperty(FORWARD_TIMING, 'waitMs', 600_000);
+		const second = await say('second');
+		await emu.idle();
+		expect(ran(receiver)).toEqual([first, second]);
+		expect(ran(quick)).toEqual([first, second]);
+		expect(ran(slow)).toEqual([]);
+		release();
+		await until(() => ran(slow).length === 2);
+		expect(ran(slow)).toEqual([first, second]);
+	});
+
 	test('a push the service sends again (its answer came late) is not forwarded again: the slow workflow gets one copy and runs it once', async () => {
 		const shared = emu;
 		// A service that waits 300 ms for an answer, while the receiver waits up to 1 s for its copies.

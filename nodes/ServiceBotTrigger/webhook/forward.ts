@@ -15,7 +15,7 @@ import type { IWebhookFunctions, RequestHelperFunctions } from 'n8n-workflow';
 import { messageOf, pause } from '../../shared/transport';
 import { seenBefore } from '../../shared/trigger/duplicates';
 import type { Run } from '../../shared/trigger/identity';
-import { fingerprint, keyed } from '../../shared/trigger/identity';
+import { botKeyOf, fingerprint, keyed } from '../../shared/trigger/identity';
 import type { Listener } from './listeners';
 import { LISTENERS_PARAMETER, PROBE_FIELD, isListener, listenersIn, webhookIdOf } from './listeners';
 import { SECRET_HEADER, forwardSecret } from './secret';
@@ -24,8 +24,11 @@ import { SECRET_HEADER, forwardSecret } from './secret';
 export const FORWARD_TIMING = {
 	/** How long the receiver waits for its copies before it answers the service and runs its own. */
 	waitMs: 2_000,
-	/** A listener that does not answer within this time is sent the copy again. */
-	timeoutMs: 10_000,
+	/**
+	 * A listener that does not answer within this time is sent the copy again. Long: a copy in the
+	 * background holds nothing up, and a listener that is slow but alive takes each copy once.
+	 */
+	timeoutMs: 30_000,
 	/** Waits before each further attempt of a copy that failed: about half a minute in all. */
 	retryDelaysMs: [1_000, 2_000, 4_000, 8_000, 16_000] as readonly number[],
 	probeTimeoutMs: 5_000,
@@ -118,8 +121,32 @@ export async function forwardToListeners(ctx: IWebhookFunctions, token: string, 
 	if (updateId !== undefined && seenBefore(keyed(token, 'forwarded:v1', [self.webhookId.toLowerCase(), self.run]), updateId)) return;
 	// Only to this n8n: the origin is n8n's own, whatever the registered URL says.
 	const origin = new URL(ownUrl).origin;
-	const copies = Promise.all(others.map(async (listener) => await forwardTo(ctx, origin, token, listener, body)));
-	await Promise.race([copies, pause(FORWARD_TIMING.waitMs)]);
+	const sentAt = Date.now();
+	const copies = others.map((listener) => {
+		const copy = { listener, key: slowKey(token, listener), done: false, taken: Promise.resolve() };
+		copy.taken = forwardTo(ctx, origin, token, listener, body).then(() => {
+			copy.done = true;
+			if (Date.now() - sentAt < FORWARD_TIMING.waitMs) slowListeners.delete(copy.key);
+		});
+		return copy;
+	});
+	// Waited for: the listeners that took their last copy in time. One that did not is not waited for
+	// again until it does (its copies go on in the background), so it costs the others one wait at most.
+	const awaited = copies.filter((copy) => !slowListeners.has(copy.key));
+	await Promise.race([Promise.all(awaited.map(async (copy) => await copy.taken)), pause(FORWARD_TIMING.waitMs)]);
+	for (const copy of awaited) if (!copy.done) markSlow(copy.key);
+}
+
+/** Listeners whose last copy took longer than the receiver waits (bounded: one entry per listener served). */
+const slowListeners = new Set<string>();
+
+function slowKey(token: string, listener: Listener): string {
+	return fingerprint(botKeyOf(token, 'slow-listener'), listener.run, listener.path);
+}
+
+function markSlow(key: string): void {
+	if (slowListeners.size >= 1000) slowListeners.clear();
+	slowListeners.add(key);
 }
 
 /** Whether a push is the probe of `isServed` (it runs nothing; its secret was checked first). */

@@ -298,6 +298,9 @@ function joinAtStart(ctx: IHookFunctions, plan: Registration, record: Registrati
 	}
 	const started: StartJoin = { joiners: [{ ctx, plan, record }], lastJoinAt: Date.now() };
 	startJoins.set(key, started);
+	ctx.logger.info(
+		`Service Bot Trigger "${ctx.getNode().name}": n8n is starting; the triggers of this bot are registered together once no other joined for ${WRITE_TIMING.startQuietMs / 1000} s, so updates that waited reach every workflow`,
+	);
 	void (async () => {
 		const firstAt = Date.now();
 		for (;;) {
@@ -312,6 +315,7 @@ function joinAtStart(ctx: IHookFunctions, plan: Registration, record: Registrati
 		try {
 			const alongside = rest.map((joiner) => joiner.plan.self);
 			await oneWriterPerBot(first.plan.token, async () => await join(first.ctx, first.plan, first.record, alongside));
+			first.ctx.logger.info(`Service Bot Trigger "${first.ctx.getNode().name}": registered ${started.joiners.length} trigger(s) of this n8n on the bot's webhook at n8n's start`);
 		} catch (error) {
 			for (const joiner of started.joiners) {
 				joiner.ctx.logger.error(
