@@ -12,4 +12,6 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }],
 	},
 	testTimeout: 30000,
+	// The triggers' background waits, shortened for every test file (harness/timings.ts says why).
+	setupFiles: ['<rootDir>/test/harness/timings.ts'],
 };

@@ -251,6 +251,10 @@ function finalSteps(workflows: Workflow[]): Step[] {
 		{ kind: 'removedBySomeone' },
 		publish(2),
 		unpublish(2),
+		{ kind: 'fault', fault: { kind: 'status', status: 502, method: 'setWebhook' } },
+		{ kind: 'publishTogether', workflows: [0, 1] },
+		unpublish(0),
+		unpublish(1),
 	];
 }
 

@@ -133,7 +133,10 @@ export async function forwardToListeners(ctx: IWebhookFunctions, token: string, 
 	// Waited for: the listeners that took their last copy in time. One that did not is not waited for
 	// again until it does (its copies go on in the background), so it costs the others one wait at most.
 	const awaited = copies.filter((copy) => !slowListeners.has(copy.key));
-	await Promise.race([Promise.all(awaited.map(async (copy) => await copy.taken)), pause(FORWARD_TIMING.waitMs)]);
+	// The wait ends with the copies: its timer must not outlive them (one per push).
+	const taken = new AbortController();
+	await Promise.race([Promise.all(awaited.map(async (copy) => await copy.taken)).then(() => taken.abort()), pause(FORWARD_TIMING.waitMs, taken.signal)]);
+	taken.abort();
 	for (const copy of awaited) if (!copy.done) markSlow(copy.key);
 }
 
