@@ -23,6 +23,22 @@
  * The last trigger leaving aborts the open long poll and any wait at once, and the feed tells the
  * service what was handed to published triggers since the last poll, so the workflow published next
  * on this bot does not get those updates again.
+ *
+ * One feed per bot, also when its token is changed in the credential (after a leak). n8n reads the
+ * credential for every request, so a running feed polls with the new token from its next request on,
+ * without noticing; the spec shows no call that names the bot itself, so the token is all that says
+ * which bot a feed polls. The feed is found by the token it polls with now: it reads its credential's
+ * token after every answer (and when refused its token, or meeting another poller), and a trigger
+ * that finds no feed for its token asks each running feed first. A feed whose credential holds a new
+ * token takes it as its key (its triggers store their offsets under it), and when a feed polls with
+ * it already, hands its triggers over to that one (see `switchTo`). The triggers keep their offsets:
+ * a token changed in the credential is taken to be a new token of the same bot, as before.
+ *
+ * Group Messages Within keeps the first gathered message unacknowledged (the service keeps it until it
+ * ran, `held`), so the feed asks from it and cannot long-poll meanwhile (it asks again each
+ * `idlePauseMs`, for as many updates as it handed out past it and `limit` more). When even that answer
+ * is full, waiting would hold every workflow of the bot back; the feed then has the holding triggers
+ * run what they gathered before the end of that answer at once (`release`), and moves on.
  */
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -37,6 +53,7 @@ import { updateIdOf } from '../shared/trigger/update';
 import type { PollingOptions } from '../shared/trigger/settings';
 import { ALLOWED_UPDATES } from '../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
+import { LIMITS } from '../shared/spec';
 
 /** How the loop waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
 export const POLL_TIMING = {
@@ -121,8 +138,14 @@ export interface FeedMember {
 	 * trigger was asked to bring answers and the update is one: the feed brings it, after acknowledging.
 	 */
 	take(body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<ChatAnswer | undefined>;
+	/** Runs at once what it holds below `before` (messages it gathers); resolves once they were emitted. */
+	release(before: number): Promise<void>;
+	/** The feed now polls with another token of the bot (changed in the credential): what it keys by the token follows. */
+	tokenChanged(token: string): void;
 	/** Whether it wants no more updates (a test that showed its update). */
 	readonly done: boolean;
+	/** The feed it is a member of (set by the feed: a feed that joins another hands its members over). */
+	feed: BotFeed | undefined;
 }
 
 export class BotFeed {
@@ -131,6 +154,8 @@ export class BotFeed {
 	private readonly members: FeedMember[] = [];
 	/** Every update below it was handed to the published triggers or acknowledged. */
 	private position: number | undefined;
+	/** One past the highest update it handed out: how far an answer from a held offset reaches. */
+	private seen: number | undefined;
 	/** The offset the service was last given, i.e. what it knows is done. */
 	private acknowledged: number | undefined;
 	/** Answers to waiting executions in updates below it were brought (or left) by a published trigger. */
@@ -141,12 +166,14 @@ export class BotFeed {
 	private started = false;
 
 	constructor(
-		private readonly key: string,
+		/** Where `feeds` has it: the key of the token it polls with (see `switchTo`). */
+		private key: string,
 		/** The bot token the loop polls with: the credential's, read again when the service refuses it. */
 		private token: string,
 		first: FeedMember,
 	) {
 		this.members.push(first);
+		first.feed = this;
 	}
 
 	/** For log lines: the trigger whose requests the feed sends now. */
@@ -162,7 +189,49 @@ export class BotFeed {
 	/** Adds a trigger: it starts where the feed is, or at its own stored offset. */
 	join(member: FeedMember): void {
 		member.next ??= this.position;
+		member.feed = this;
 		this.members.push(member);
+	}
+
+	/**
+	 * Reads the token its credential holds now (n8n polls with it from the next request on) and, when it
+	 * changed, follows it (`switchTo`). Returns the feed that polls the bot afterwards.
+	 */
+	async refreshToken(mayJoin: boolean): Promise<BotFeed> {
+		const ctx = this.caller;
+		if (!ctx || this.signal.aborted) return this;
+		let current: string;
+		try {
+			current = await rereadToken(ctx);
+		} catch {
+			return this;
+		}
+		return current === '' || current === this.token ? this : this.switchTo(current, mayJoin);
+	}
+
+	/**
+	 * The bot is polled with `token` now. Its triggers keep their offsets (the same bot); the feed is
+	 * found under the new token from now on. When a feed polls with that token already (two feeds of one
+	 * bot: one credential changed after a trigger published with the new token had started its own),
+	 * this one hands its triggers over and ends, so that one consumer is left; only the loop does that,
+	 * between two polls, when `mayJoin`.
+	 */
+	private switchTo(token: string, mayJoin: boolean): BotFeed {
+		const key = feedKey(token);
+		const other = feeds.get(key);
+		if (other && other !== this && !mayJoin) return this;
+		this.caller?.logger.info(`${this.name}: the bot token in the credential was changed; polling with the new one`);
+		this.token = token;
+		for (const member of this.members) member.tokenChanged(token);
+		if (other && other !== this) {
+			this.end();
+			for (const member of this.members.splice(0)) other.join(member);
+			return other;
+		}
+		if (feeds.get(this.key) === this) feeds.delete(this.key);
+		this.key = key;
+		feeds.set(key, this);
+		return this;
 	}
 
 	/** Removes a trigger; the last one ends the feed and acknowledges what was handed out. */
@@ -219,9 +288,19 @@ export class BotFeed {
 		return this.startOffset !== undefined && Date.now() - this.startedAt < POLL_TIMING.startGraceMs;
 	}
 
+	/**
+	 * How many updates to ask for: the members' largest Updates per Request, plus those it handed out
+	 * already past an offset that is held back (they come again and are skipped), up to the spec's limit.
+	 */
+	private limit(offset: number | undefined): number {
+		const limit = Math.max(...this.members.map((member) => member.options.limit));
+		const again = offset !== undefined && this.seen !== undefined ? Math.max(this.seen - offset, 0) : 0;
+		return Math.min(limit + again, LIMITS.updatesLimit.max);
+	}
+
 	private request(offset: number | undefined): IDataObject {
 		const body: IDataObject = {
-			limit: Math.max(...this.members.map((member) => member.options.limit)),
+			limit: this.limit(offset),
 			timeout: this.longPollTimeout(),
 		};
 		if (offset !== undefined) body.offset = offset;
@@ -283,13 +362,14 @@ export class BotFeed {
 				if (status === 401) {
 					// The token was changed in the credential (after a leak) while the workflows stay published:
 					// go on with the new one, for the same bot (its offsets and keys stay).
-					const current = failures === 1 ? await rereadToken(ctx) : this.token;
-					if (current === this.token) return this.report(tokenRefused);
-					ctx.logger.info(`${this.name}: the bot token in the credential was changed; polling with the new one`);
-					this.token = current;
+					const before = this.token;
+					if (failures === 1 && (await this.refreshToken(true)) !== this) return;
+					if (this.token === before) return this.report(tokenRefused);
 					continue;
 				}
 				if (status === 409) {
+					// The other poller may be this bot's other feed: the credential now holds the token it polls with.
+					if ((await this.refreshToken(true)) !== this) return;
 					const webhook = await this.webhookSetMeanwhile(ctx);
 					if (webhook !== undefined) return this.report((member) => webhookConflict(member, webhook, holdersOf(this.token, 'webhook')));
 					conflictSince ??= Date.now();
@@ -306,6 +386,8 @@ export class BotFeed {
 			if (failures > 0) ctx.logger.info(`${this.name}: polling works again after ${failures} failed attempts`);
 			failures = 0;
 			conflictSince = undefined;
+			// Before the offsets of this answer are stored: they are stored under the token polled with now.
+			if ((await this.refreshToken(true)) !== this) return;
 
 			const updates = Array.isArray(result) ? [...(result as unknown[])] : [];
 			if (updates.length === 0) {
@@ -323,6 +405,7 @@ export class BotFeed {
 			}
 			await this.handOut(updates);
 			if (this.signal.aborted) return;
+			if (await this.releaseHeld(updates)) continue;
 			if (this.requestOffset() !== offset) {
 				stuck = 0;
 				continue;
@@ -341,6 +424,26 @@ export class BotFeed {
 			}
 			await pause(wait, this.signal);
 		}
+	}
+
+	/**
+	 * After an answer of the spec's largest size: when the next request would start at or before its
+	 * first update, it could bring nothing new (the same updates again), and every workflow of the bot
+	 * would wait until the gathering ends. Gathered messages are the only such hold (the start grace
+	 * ends by itself): the triggers that gathered messages up to that first update run them now (cut
+	 * short), so that the service may be told they are done and the feed moves on. Returns whether the
+	 * offset moved past that first update.
+	 */
+	private async releaseHeld(updates: unknown[]): Promise<boolean> {
+		if (updates.length < LIMITS.updatesLimit.max || this.holding) return false;
+		const first = updates.map(updateIdOf).find((id): id is number => id !== undefined);
+		const next = this.requestOffset();
+		if (first === undefined || next === undefined || next > first) return false;
+		const holders = this.published.filter((member) => member.held !== undefined && member.held <= first);
+		if (holders.length === 0) return false;
+		await Promise.all(holders.map(async (member) => await member.release(first + 1)));
+		// Asked again at once only when that let the offset past it (never a loop of the same answer).
+		return (this.requestOffset() ?? first) > first;
 	}
 
 	/**
@@ -369,6 +472,7 @@ export class BotFeed {
 				}
 				if (updateId !== undefined) member.next = Math.max(member.next ?? 0, updateId + 1);
 			}
+			if (updateId !== undefined) this.seen = Math.max(this.seen ?? 0, updateId + 1);
 			if (updateId !== undefined && bringer) this.position = Math.max(this.position ?? 0, updateId + 1);
 			if (answer) {
 				const offset = this.requestOffset();
@@ -388,12 +492,26 @@ export class BotFeed {
 	}
 }
 
-/** The running feeds of this n8n process, by bot. */
+/** The running feeds of this n8n process, by the token they poll with (one-way keys). */
 const feeds = new Map<string, BotFeed>();
 
-/** Joins the bot's feed, starting one when none runs. */
-export function joinFeed(token: string, member: FeedMember): BotFeed {
-	const key = botKeyOf(token, 'polled-bot');
+function feedKey(token: string): string {
+	return botKeyOf(token, 'polled-bot');
+}
+
+/**
+ * Joins the bot's feed, starting one when none runs. A feed whose credential was changed to this
+ * token polls this bot already: it is found by asking the running feeds for their current token.
+ */
+export async function joinFeed(token: string, member: FeedMember): Promise<BotFeed> {
+	const key = feedKey(token);
+	if (!feeds.has(key)) {
+		for (const feed of [...feeds.values()]) {
+			await feed.refreshToken(false);
+			if (feeds.has(key)) break;
+		}
+	}
+	// Looked up again after the awaits: another trigger of the bot may have started its feed meanwhile.
 	const running = feeds.get(key);
 	if (running) {
 		running.join(member);

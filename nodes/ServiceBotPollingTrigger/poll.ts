@@ -17,7 +17,10 @@
  * Group Messages Within holds a user's messages in one chat until the user has been quiet for N
  * seconds, then emits them as one item. While they wait, the saved offset and the feed's
  * acknowledgement stay below the first of them (`held`), so n8n stopping hard fetches them again;
- * unpublishing emits them at once.
+ * unpublishing emits them at once, and so does the feed when they would hold every workflow of the
+ * bot back (`release`: the spec's largest answer came after them). They are not kept in static data
+ * instead: n8n saves a trigger's static data only when it emits, so messages kept there would be lost
+ * with n8n killed before the workflow's next emit, while the service already dropped them.
  *
  * A test in the editor ('manual') joins the feed too: it shows the next update that passes its
  * filters and ends, beside the published workflows, which keep getting every update. It acknowledges
@@ -28,7 +31,7 @@
 import type { IDataObject, INodeExecutionData, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { callMethod, messageOf, pause, refusalStatus } from '../shared/transport';
+import { callMethod, messageOf, pause, refusalStatus, rereadToken } from '../shared/transport';
 import type { ChatAnswer } from '../shared/trigger/answers';
 import { answerDesk } from '../shared/trigger/answers';
 import { deliverUpdate } from '../shared/trigger/deliver';
@@ -36,6 +39,7 @@ import { hasFilesToDownload, withFiles } from '../shared/trigger/files';
 import { groupedItem, isCommand, routed } from '../shared/trigger/output';
 import type { ReceivedUpdate } from '../shared/trigger/update';
 import type { Delivery, DeliveryEnvironment } from '../shared/trigger/deliver';
+import type { Run, TriggerIdentity } from '../shared/trigger/identity';
 import { botKeyOf, deliveryKey, identityOf, runOf } from '../shared/trigger/identity';
 import type { PollingOptions } from '../shared/trigger/settings';
 import { readDeliverySettings, readPollingOptions, requireToken } from '../shared/trigger/settings';
@@ -48,11 +52,35 @@ import { joinFeed, tokenRefused, webhookConflict } from './feed';
 export { POLL_TIMING, backoff, retryWait } from './feed';
 
 const OFFSET_KEY = 'pollingOffset';
+const RUNS_KEY = 'pollingGroupedRuns';
 
 interface StoredOffset {
 	/** One-way key of the bot token: an offset of another bot must never be sent to this one. */
 	bot: string;
 	offset: number;
+	/**
+	 * The trigger's duplicate window and deduplication keys (`deliveryKey`), kept with the offset so that
+	 * they stay the same when the token is changed in the credential: an update fetched again after a
+	 * change is then refused as the duplicate it is. Absent in offsets saved before: computed then.
+	 */
+	window?: string;
+}
+
+/** The key of a published trigger's duplicate window: the one stored with its offset for this bot, if any. */
+function windowKeyOf(ctx: ITriggerFunctions, token: string, identity: TriggerIdentity, run: Run): string {
+	const stored = run === 'production' ? (ctx.getWorkflowStaticData('node')[OFFSET_KEY] as Partial<StoredOffset> | undefined) : undefined;
+	if (stored?.bot === botKeyOf(token, 'polling-offset') && typeof stored.window === 'string' && stored.window !== '') return stored.window;
+	return deliveryKey(token, identity, 'polling', run);
+}
+
+/** Grouped runs (Group Messages Within) that n8n may fetch again after a restart: their update ids. */
+interface StoredRuns {
+	bot: string;
+	runs: number[][];
+}
+
+function isRun(value: unknown): value is number[] {
+	return Array.isArray(value) && value.length > 0 && value.every((id) => Number.isSafeInteger(id));
 }
 
 /** The bot's webhook URL ('' when none). */
@@ -84,6 +112,19 @@ interface MessageGroup {
 	readonly updates: ReceivedUpdate[];
 	/** When it runs unless another message comes first (which moves it on). */
 	deadline: number;
+	/** Ends its waiter's wait early: it runs now (unpublishing, or the feed releases it). */
+	readonly wake: AbortController;
+	/** Resolves once it was emitted (or could not be). */
+	readonly ran: Promise<void>;
+	readonly hasRun: () => void;
+}
+
+function messageGroup(update: ReceivedUpdate, deadline: number): MessageGroup {
+	let hasRun = (): void => {};
+	const ran = new Promise<void>((resolve) => {
+		hasRun = resolve;
+	});
+	return { updates: [update], deadline, wake: new AbortController(), ran, hasRun };
 }
 
 /** One polling trigger (a published workflow's, or the editor's test) as a member of its bot's feed. */
@@ -91,16 +132,25 @@ class PollingMember implements FeedMember {
 	readonly test: boolean;
 	next: number | undefined;
 	done = false;
-	/** Set by startPolling once joined; a test acknowledges through it. */
+	/** Set by the feed it joins; a test acknowledges through it, closing leaves it. */
 	feed: BotFeed | undefined;
 	/** A test: the first answer to a waiting execution it saw, which stays for the published triggers. */
 	private firstAnswer: number | undefined;
 	/** One-way key of the bot token, stored with the offset. */
-	private readonly botKey: string;
+	private botKey: string;
 	/** Messages being gathered, by chat and user; each has a waiter that runs it once the chat is quiet. */
 	private readonly groups = new Map<string, MessageGroup>();
 	/** The first update of each group whose files are being downloaded before it runs. */
-	private readonly preparing = new Set<number>();
+	private readonly preparing = new Map<number, MessageGroup>();
+	/**
+	 * The grouped runs emitted whose messages the service may still send (the saved offset is not past
+	 * their last), kept in static data with the emit: after a restart the same messages run as the same
+	 * group, with the same deduplication key, which n8n refuses if that run had started. Gathered anew,
+	 * a message the user sent after them would join them and run them a second time.
+	 */
+	private runs: number[][];
+	/** After a restart: the messages of a stored run fetched again, by the run's last update, until it came. */
+	private readonly replaying = new Map<number, ReceivedUpdate[]>();
 	private readonly waiters = new Set<Promise<void>>();
 	private readonly stopping = new AbortController();
 
@@ -112,11 +162,14 @@ class PollingMember implements FeedMember {
 		readonly options: PollingOptions,
 		private readonly environment: DeliveryEnvironment,
 		token: string,
+		/** Told when the feed polls with another token of the bot (the holder registry is by token). */
+		private readonly onTokenChanged: (token: string) => void,
 	) {
 		this.leavingAnswers = { ...environment, answers: { ...environment.answers, brings: false } };
 		this.botKey = botKeyOf(token, 'polling-offset');
 		this.test = runOf(ctx) === 'test';
 		this.next = this.storedOffset();
+		this.runs = this.storedRuns();
 	}
 
 	private get name(): string {
@@ -135,8 +188,47 @@ class PollingMember implements FeedMember {
 	}
 
 	private storeOffset(offset: number): void {
-		const stored: StoredOffset = { bot: this.botKey, offset };
+		const stored: StoredOffset = { bot: this.botKey, offset, window: this.environment.windowKey };
 		this.staticData[OFFSET_KEY] = stored as unknown as IDataObject;
+		// A run wholly below the offset is never fetched again.
+		const kept = this.runs.filter((run) => run[run.length - 1] >= offset);
+		if (kept.length !== this.runs.length) this.storeRuns(kept);
+	}
+
+	private storedRuns(): number[][] {
+		if (this.test) return [];
+		const stored = this.staticData[RUNS_KEY] as Partial<StoredRuns> | undefined;
+		return stored?.bot === this.botKey && Array.isArray(stored.runs) ? stored.runs.filter(isRun) : [];
+	}
+
+	private storeRuns(runs: number[][]): void {
+		this.runs = runs;
+		if (runs.length === 0) delete this.staticData[RUNS_KEY];
+		else this.staticData[RUNS_KEY] = { bot: this.botKey, runs } satisfies StoredRuns as unknown as IDataObject;
+	}
+
+	/**
+	 * A published trigger without a stored offset (published now, or before without ever being handed
+	 * an update) stores where it starts, which n8n saves once trigger() returned: after a restart it
+	 * resumes there, also when another workflow's poller fetched what waited before it was published
+	 * again. 0 (before every update) when the feed has not fetched anything yet.
+	 */
+	rememberStart(): void {
+		if (!this.test && this.storedOffset() === undefined) this.storeOffset(this.next ?? 0);
+	}
+
+	/**
+	 * The token was changed in the credential (the same bot): the stored offset is kept under the new
+	 * token's key (saved with the next emit), so that n8n started with the new token resumes from it.
+	 */
+	tokenChanged(token: string): void {
+		const offset = this.storedOffset();
+		this.botKey = botKeyOf(token, 'polling-offset');
+		if (this.runs.length > 0) this.storeRuns(this.runs);
+		if (offset !== undefined) this.storeOffset(offset);
+		// Its own calls (typing, answers, files) redact errors with the token they read: the new one.
+		rereadToken(this.ctx).catch(() => undefined);
+		this.onTokenChanged(token);
 	}
 
 	/**
@@ -169,7 +261,11 @@ class PollingMember implements FeedMember {
 
 	/** The first update of the messages being gathered (or their files fetched), which the service must keep until they ran. */
 	get held(): number | undefined {
-		const firsts = [...[...this.groups.values()].map((group) => group.updates[0].updateId), ...this.preparing];
+		const firsts = [
+			...[...this.groups.values()].map((group) => group.updates[0].updateId),
+			...this.preparing.keys(),
+			...[...this.replaying.values()].map((updates) => updates[0].updateId),
+		];
 		return firsts.length > 0 ? Math.min(...firsts) : undefined;
 	}
 
@@ -180,6 +276,13 @@ class PollingMember implements FeedMember {
 			return undefined;
 		}
 		if (this.test) return await this.show(delivery);
+		// A run whose last message is behind this one will not be completed: it runs with what came.
+		for (const last of [...this.replaying.keys()]) if (last < updateId) await this.runAgain(last);
+		const run = delivery.run ? this.runs.find((ids) => ids.includes(updateId)) : undefined;
+		if (delivery.run && run) {
+			await this.replay(run, delivery.update);
+			return undefined;
+		}
 		const gathered = delivery.run && this.gather(delivery.update);
 		// A gathered message shows typing too: the user sees the bot is there while it waits for more.
 		if (delivery.run && this.environment.settings.showTyping) showTyping(this.ctx, delivery.update);
@@ -217,7 +320,7 @@ class PollingMember implements FeedMember {
 			group.deadline = deadline;
 			return true;
 		}
-		this.groups.set(key, { updates: [update], deadline });
+		this.groups.set(key, messageGroup(update, deadline));
 		const waiter = this.runWhenQuiet(key).catch((error: unknown) => {
 			this.ctx.logger.error(`${this.name}: could not run grouped messages: ${messageOf(error)}`);
 		});
@@ -232,7 +335,7 @@ class PollingMember implements FeedMember {
 			if (!group) return;
 			const wait = group.deadline - Date.now();
 			if (wait <= 0 || this.stopping.signal.aborted) break;
-			await pause(wait, this.stopping.signal);
+			await pause(wait, group.wake.signal);
 		}
 		if (!this.groups.has(key)) return;
 		// Users who went quiet at the same moment (their messages came in one response) run in the
@@ -247,28 +350,78 @@ class PollingMember implements FeedMember {
 		// the service keeps their messages.
 		for (const [dueKey, group] of due) {
 			this.groups.delete(dueKey);
-			this.preparing.add(group.updates[0].updateId);
+			this.preparing.set(group.updates[0].updateId, group);
 		}
 		for (const [, group] of due) {
 			const last = lastOf(group);
 			const first = group.updates[0].updateId;
-			// Again as the gathered messages run: the typing shown for the first may have ended.
-			if (this.environment.settings.showTyping) showTyping(this.ctx, last);
-			let item: INodeExecutionData;
 			try {
-				item = await this.withFiles(group.updates, groupedItem(group.updates, this.environment.settings));
+				// Again as the gathered messages run: the typing shown for the first may have ended.
+				if (this.environment.settings.showTyping) showTyping(this.ctx, last);
+				let item: INodeExecutionData;
+				try {
+					item = await this.withFiles(group.updates, groupedItem(group.updates, this.environment.settings));
+				} finally {
+					this.preparing.delete(first);
+				}
+				// The offset saved with it stays below the others still gathered; the run is saved with it.
+				this.storeRuns([...this.runs, group.updates.map((update) => update.updateId)]);
+				this.storeOffset(Math.min(first, this.held ?? Number.POSITIVE_INFINITY));
+				this.emitUpdate(last, item, last.updateId);
 			} finally {
-				this.preparing.delete(first);
+				group.hasRun();
 			}
-			// The offset saved with it stays below the others still gathered.
-			this.storeOffset(Math.min(first, this.held ?? Number.POSITIVE_INFINITY));
-			this.emitUpdate(last, item, last.updateId);
+		}
+	}
+
+	/**
+	 * A message of a grouped run that n8n had emitted before it stopped (see `runs`): it waits for the
+	 * rest of that run, which runs again as it was, under the same deduplication key.
+	 */
+	private async replay(run: number[], update: ReceivedUpdate): Promise<void> {
+		const last = run[run.length - 1];
+		const updates = this.replaying.get(last) ?? [];
+		updates.push(update);
+		this.replaying.set(last, updates);
+		if (update.updateId === last) return await this.runAgain(last);
+		this.storeOffset(Math.min(update.updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
+	}
+
+	private async runAgain(last: number): Promise<void> {
+		const updates = this.replaying.get(last);
+		if (!updates) return;
+		this.replaying.delete(last);
+		const item = await this.withFiles(updates, groupedItem(updates, this.environment.settings));
+		this.storeOffset(Math.min(updates[0].updateId, this.held ?? Number.POSITIVE_INFINITY));
+		this.emitUpdate(updates[updates.length - 1], item, last);
+	}
+
+	/** The feed cannot move on past them: the messages gathered from before `before` run now. */
+	async release(before: number): Promise<void> {
+		const now = Date.now();
+		const due = [...this.groups.values()].filter((group) => group.updates[0].updateId < before);
+		for (const group of due) {
+			group.deadline = now;
+			group.wake.abort();
+		}
+		if (due.length > 0) this.ctx.logger.debug(`${this.name}: running ${due.length} gathered group(s) now: the updates after them fill the service's largest answer`);
+		// Groups whose files are downloading (no longer gathered, still held) run once they are there.
+		const preparing = [...this.preparing.entries()].filter(([first]) => first < before).map(([, group]) => group);
+		await Promise.all([...due, ...preparing].map(async (group) => await group.ran));
+		// A run fetched again after a restart that spans more than one answer: what came runs under its
+		// key; the rest then counts as new messages (run again rather than lost, should it not have run).
+		for (const [last, updates] of [...this.replaying.entries()]) {
+			if (updates[0].updateId >= before) continue;
+			this.storeRuns(this.runs.filter((run) => run[run.length - 1] !== last));
+			await this.runAgain(last);
 		}
 	}
 
 	/** Unpublishing: the messages being gathered run now rather than never. */
 	async runGathered(): Promise<void> {
 		this.stopping.abort();
+		for (const group of this.groups.values()) group.wake.abort();
+		for (const last of [...this.replaying.keys()]) await this.runAgain(last);
 		await Promise.all([...this.waiters]);
 	}
 
@@ -299,21 +452,25 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	const identity = identityOf(this);
 	const run = runOf(this);
 	await ensureNoWebhook(this, options, token);
+	const self = holderOf(this, 'polling', run);
+	let forget = recordHolder(token, self);
 	const member = new PollingMember(
 		this,
 		options,
 		{
 			settings,
-			windowKey: deliveryKey(token, identity, 'polling', run),
+			windowKey: windowKeyOf(this, token, identity, run),
 			answers: answerDesk(this, run === 'production', 'now'),
 		},
 		token,
+		(changed) => {
+			forget();
+			forget = recordHolder(changed, self);
+		},
 	);
-	const join = (): void => {
-		member.feed = joinFeed(token, member);
+	const join = async (): Promise<void> => {
+		await joinFeed(token, member);
 	};
-	const self = holderOf(this, 'polling', run);
-	const forget = recordHolder(token, self);
 	warnOfSharedClicks(this, token, self);
 	if (run === 'test') {
 		// n8n installs the test's emit before it calls this.
@@ -322,10 +479,11 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 				forget();
 				await member.feed?.leave(member);
 			},
-			manualTriggerFunction: async () => join(),
+			manualTriggerFunction: async () => await join(),
 		};
 	}
-	join();
+	await join();
+	member.rememberStart();
 	return {
 		closeFunction: async () => {
 			forget();

@@ -363,6 +363,26 @@ describe('several workflows poll one bot: one consumer for the bot, each workflo
 		expect(conflicts()).toEqual([]);
 	});
 
+	test('n8n restarting: a workflow that had never been handed an update before still gets what arrived while n8n was down, also when another workflow\'s poller fetched it first', async () => {
+		const harnesses = [await published('A'), await published('B')];
+		const [a, b] = [await start(harnesses[0]), await start(harnesses[1])];
+		await waitingPoll();
+		await a.close();
+		await b.close();
+		const whileDown = [await say('while down')];
+
+		const nodeType = freshNodeType('polling');
+		const restartedA = await start(await inNewProcess(emu, harnesses[0], 'polling', { nodeType }));
+		await restartedA.waitForEmits(1);
+		const restartedB = await start(await inNewProcess(emu, harnesses[1], 'polling', { nodeType }));
+		await restartedB.waitForEmits(1);
+		await settled();
+
+		expect(ids(restartedA)).toEqual(whileDown);
+		expect(ids(restartedB)).toEqual(whileDown);
+		expect(conflicts()).toEqual([]);
+	});
+
 	test('publishing a poller on a bot whose webhook workflows of this n8n receive through fails, naming them, also with "Delete Existing Webhook" on; the webhook stays', async () => {
 		const commands = await makeHarness(emu, { workflowName: 'Commands' });
 		expect(await commands.activate()).toBe(true);
