@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import type { WORKFLOWS } from '../dev/demo';
+import { jpeg } from '../shared/sample-files';
 import { launchBrowser, signIn } from './lib/browser';
 import type { ScenarioContext } from './lib/context';
 import type { EmulatorProcess, StoredMessage } from './lib/emulator';
@@ -27,7 +28,7 @@ async function withPublished(ctx: ScenarioContext, workflow: keyof typeof WORKFL
 }
 
 const chatPage: Scenario = {
-	name: "the emulator's chat page in Chromium: a message typed there reaches the published echo bot, its answer shows with buttons, a tap shows the bot's callback answer as a toast and the message as edited",
+	name: "the emulator's chat page in Chromium: a message typed there reaches the published echo bot, its answer shows with buttons, a tap shows the bot's callback answer as a toast and the message as edited, and a photo attached there reaches the bot as a photo",
 	async run(ctx: ScenarioContext) {
 		const { emulator } = await withPublished(ctx, 'demoBot');
 
@@ -62,8 +63,24 @@ const chatPage: Scenario = {
 		assert.match(await edited.locator('.meta').innerText(), /edited/);
 		assert.equal(await edited.locator('button').count(), 0, 'the edit removed the keyboard');
 		await page.screenshot({ path: join(ctx.screenshotDir, 'chat-page-tapped.png') });
-		assert.deepEqual(errors, [], 'no script errors on the page');
 		ctx.log('tapped 👍 Nice on the page: the toast says "You chose nice", the message shows the choice, edited, without buttons');
+
+		// Attach: a photo with the text as its caption, as a person sends one from the page.
+		const photo = jpeg(320, 240, 5, 3000);
+		const before = (await emulator.history()).length;
+		await page.locator('#file').setInputFiles({ name: 'my-cat.jpg', mimeType: 'image/jpeg', buffer: photo }, { timeout: 30_000 });
+		await page.locator('#text').fill('my cat', { timeout: 30_000 });
+		await page.locator('#form button').click();
+		const sent = await waitFor('the photo in the chat', async () => (await emulator.history()).slice(before).find((message) => message.from?.is_bot !== true), { limitMs: 60_000 });
+		const sizes = (sent as StoredMessage & { photo?: Array<{ file_size?: number }> }).photo ?? [];
+		assert.ok(sizes.length > 0, `the page sent a photo: ${JSON.stringify(sent)}`);
+		assert.equal(sizes.at(-1)?.file_size, photo.length, 'the largest size is the photo itself');
+		assert.equal((sent as StoredMessage & { caption?: string }).caption, 'my cat', 'the text is its caption');
+		await page.locator('.msg.user img').first().waitFor({ state: 'visible', timeout: 60_000 });
+		await waitFor('the bot to answer the photo', async () => ((await emulator.history()).slice(before).some((message) => message.from?.is_bot === true) ? true : undefined), { limitMs: 60_000 });
+		await page.screenshot({ path: join(ctx.screenshotDir, 'chat-page-photo.png') });
+		assert.deepEqual(errors, [], 'no script errors on the page');
+		ctx.log(`attached a ${photo.length}-byte JPEG with the caption "my cat" on the page: the chat shows it as an image, the service holds it as a photo with its sizes, the echo bot ran for it`);
 	},
 };
 

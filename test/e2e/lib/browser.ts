@@ -20,6 +20,8 @@ export interface Locator {
 	fill(value: string, options?: { timeout?: number }): Promise<void>;
 	innerText(options?: { timeout?: number }): Promise<string>;
 	getAttribute(name: string, options?: { timeout?: number }): Promise<string | null>;
+	/** A file input's files, as a person picks them. */
+	setInputFiles(files: { name: string; mimeType: string; buffer: Buffer }, options?: { timeout?: number }): Promise<void>;
 	count(): Promise<number>;
 	scrollIntoViewIfNeeded(options?: { timeout?: number }): Promise<void>;
 	screenshot(options: { path: string; timeout?: number }): Promise<unknown>;
