@@ -9,45 +9,15 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
-import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/poll';
 import type { Emulator, RecordedCall } from '../emulator';
 import type { RunningTrigger, TriggerHarness } from '../harness';
 import { LIMITS } from '../spec';
-import { inNewProcess, makeHarness, spyOnLogger, startTestEmulator, type LogSpy } from '../serviceBotTrigger/helpers';
+import { inNewProcess, makeHarness } from '../serviceBotTrigger/helpers';
+import { usePollingSuite } from './suite';
 
 let emu: Emulator;
-let logs: LogSpy;
 const running: RunningTrigger[] = [];
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown): void => {
-	unhandled.push(reason);
-};
-
-beforeAll(async () => {
-	emu = await startTestEmulator();
-	process.on('unhandledRejection', onUnhandled);
-});
-
-beforeEach(() => {
-	logs = spyOnLogger();
-	jest.replaceProperty(POLL_TIMING, 'backoffStartMs', 20);
-	jest.replaceProperty(POLL_TIMING, 'backoffMaxMs', 100);
-	jest.replaceProperty(POLL_TIMING, 'idlePauseMs', 50);
-	jest.replaceProperty(POLL_TIMING, 'startGraceMs', 300);
-});
-
-afterEach(async () => {
-	for (const trigger of running.splice(0)) await trigger.close();
-	logs.restore();
-	jest.restoreAllMocks();
-	emu.reset();
-	expect(unhandled).toEqual([]);
-});
-
-afterAll(async () => {
-	process.off('unhandledRejection', onUnhandled);
-	await emu.close();
-});
+usePollingSuite({ running, started: (started) => (emu = started) });
 
 /** The longest Group Messages Within (seconds): longer than this test may take. */
 const LONGEST_WINDOW = 60;

@@ -19,48 +19,18 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
-import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/poll';
 import type { Emulator, RecordedCall } from '../emulator';
 import type { RunningTrigger, TestCredentials, TriggerHarness } from '../harness';
 import { LIMITS } from '../spec';
-import { freshNodeType, inNewProcess, makeHarness, spyOnLogger, startTestEmulator, type LogSpy } from '../serviceBotTrigger/helpers';
+import { freshNodeType, inNewProcess, makeHarness, type LogSpy } from '../serviceBotTrigger/helpers';
+import { usePollingSuite } from './suite';
 
 let emu: Emulator;
 let logs: LogSpy;
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown): void => {
-	unhandled.push(reason);
-};
-
-beforeAll(async () => {
-	emu = await startTestEmulator();
-	process.on('unhandledRejection', onUnhandled);
-});
-
-beforeEach(() => {
-	logs = spyOnLogger();
-	jest.replaceProperty(POLL_TIMING, 'backoffStartMs', 20);
-	jest.replaceProperty(POLL_TIMING, 'backoffMaxMs', 100);
-	jest.replaceProperty(POLL_TIMING, 'idlePauseMs', 50);
-	// n8n publishes its workflows one after another when it starts: here within this grace.
-	jest.replaceProperty(POLL_TIMING, 'startGraceMs', 2000);
-});
-
 /** Every trigger a model started: a failed step leaves them running, and the next seed must not meet them. */
 const started: RunningTrigger[] = [];
-
-afterEach(async () => {
-	for (const trigger of started.splice(0)) await trigger.close();
-	logs.restore();
-	jest.restoreAllMocks();
-	emu.reset();
-	expect(unhandled).toEqual([]);
-});
-
-afterAll(async () => {
-	process.off('unhandledRejection', onUnhandled);
-	await emu.close();
-});
+// n8n publishes its workflows one after another when it starts: here within this grace.
+usePollingSuite({ running: started, started: (emulator) => (emu = emulator), logging: (spy) => (logs = spy), timing: { startGraceMs: 2000 } });
 
 /** mulberry32: a small seeded generator, so that a failing interleaving can be run again. */
 function random(seed: number): () => number {

@@ -10,43 +10,13 @@ import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/poll';
 import type { Emulator, RecordedCall } from '../emulator';
 import type { RunningTrigger, TriggerHarness } from '../harness';
 import { findLeak } from '../hardening/secrecy';
-import { api, freshNodeType, inNewProcess, makeHarness, sendButton, spyOnLogger, startTestEmulator, type LogSpy } from '../serviceBotTrigger/helpers';
+import { api, freshNodeType, inNewProcess, makeHarness, sendButton, type LogSpy } from '../serviceBotTrigger/helpers';
+import { usePollingSuite } from './suite';
 
 let emu: Emulator;
 let logs: LogSpy;
 const running: RunningTrigger[] = [];
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown): void => {
-	unhandled.push(reason);
-};
-
-beforeAll(async () => {
-	emu = await startTestEmulator();
-	process.on('unhandledRejection', onUnhandled);
-});
-
-beforeEach(() => {
-	logs = spyOnLogger();
-	// Waits of tests are short; n8n's are not changed (see POLL_TIMING).
-	jest.replaceProperty(POLL_TIMING, 'backoffStartMs', 20);
-	jest.replaceProperty(POLL_TIMING, 'backoffMaxMs', 100);
-	jest.replaceProperty(POLL_TIMING, 'idlePauseMs', 50);
-	jest.replaceProperty(POLL_TIMING, 'startGraceMs', 300);
-});
-
-afterEach(async () => {
-	for (const trigger of running.splice(0)) await trigger.close();
-	logs.restore();
-	jest.restoreAllMocks();
-	emu.reset();
-	// Nothing of the trigger may end in an unhandled rejection (it would crash n8n).
-	expect(unhandled).toEqual([]);
-});
-
-afterAll(async () => {
-	process.off('unhandledRejection', onUnhandled);
-	await emu.close();
-});
+usePollingSuite({ running, started: (started) => (emu = started), logging: (spy) => (logs = spy) });
 
 async function pollingHarness(parameters: INodeParameters = { updates: ['*'], options: {} }, token?: string): Promise<TriggerHarness> {
 	return await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), parameters, token });

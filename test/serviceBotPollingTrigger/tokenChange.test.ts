@@ -9,52 +9,22 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
-import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/poll';
 import type { Emulator, RecordedCall } from '../emulator';
 import type { RunningTrigger, TestCredentials, TriggerHarness } from '../harness';
 import { findLeak } from '../hardening/secrecy';
-import { freshNodeType, inNewProcess, makeHarness, spyOnLogger, startTestEmulator, type LogSpy } from '../serviceBotTrigger/helpers';
+import { freshNodeType, inNewProcess, makeHarness, type LogSpy } from '../serviceBotTrigger/helpers';
+import { usePollingSuite } from './suite';
 
 let emu: Emulator;
 let logs: LogSpy;
 const running: RunningTrigger[] = [];
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown): void => {
-	unhandled.push(reason);
-};
+// Conflicts that last are reported after a minute in n8n; here after 2 s, well within a test.
+usePollingSuite({ running, started: (started) => (emu = started), logging: (spy) => (logs = spy), timing: { conflictReportMs: 2000 } });
 
 /** The spec shows no token format; the emulator's tokens follow Telegram's `<bot id>:<secret>`. */
 const NEW_TOKEN = '7000000001:changed-after-a-leak-aaaaaaaaaaaaaaaaaaaa';
 /** 409 answered to a getUpdates: two consumers of one bot. */
 const CONFLICT = 409;
-
-beforeAll(async () => {
-	emu = await startTestEmulator();
-	process.on('unhandledRejection', onUnhandled);
-});
-
-beforeEach(() => {
-	logs = spyOnLogger();
-	jest.replaceProperty(POLL_TIMING, 'backoffStartMs', 20);
-	jest.replaceProperty(POLL_TIMING, 'backoffMaxMs', 100);
-	jest.replaceProperty(POLL_TIMING, 'idlePauseMs', 50);
-	jest.replaceProperty(POLL_TIMING, 'startGraceMs', 300);
-	// Conflicts that last are reported after a minute in n8n; here after 2 s, well within a test.
-	jest.replaceProperty(POLL_TIMING, 'conflictReportMs', 2000);
-});
-
-afterEach(async () => {
-	for (const trigger of running.splice(0)) await trigger.close();
-	logs.restore();
-	jest.restoreAllMocks();
-	emu.reset();
-	expect(unhandled).toEqual([]);
-});
-
-afterAll(async () => {
-	process.off('unhandledRejection', onUnhandled);
-	await emu.close();
-});
 
 const ALL: INodeParameters = { updates: ['*'], options: {} };
 

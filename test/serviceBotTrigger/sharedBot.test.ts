@@ -74,6 +74,15 @@ async function serve(...workflows: Array<TriggerHarness | { hold: (path: string)
 	return server;
 }
 
+/** A promise held until `release` is called (a slow workflow's deliveries wait for it). */
+function gate(): { released: Promise<void>; release: () => void } {
+	let release: () => void = () => undefined;
+	const released = new Promise<void>((resolve) => {
+		release = resolve;
+	});
+	return { released, release };
+}
+
 /** Resolves once `condition` holds (checked every few milliseconds). */
 async function until(condition: () => boolean): Promise<void> {
 	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -233,10 +242,7 @@ describe('several published workflows on one bot', () => {
 
 	test('a slow workflow costs only itself: the receiver answers the service and runs its own while a copy is still held, and the slow one runs it once', async () => {
 		const [receiver, quick, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
-		let release: () => void = () => undefined;
-		const released = new Promise<void>((resolve) => {
-			release = resolve;
-		});
+		const { released, release } = gate();
 		const slowPath = new URL(slow.webhookUrl).pathname;
 		await serve(receiver, quick, slow);
 		for (const harness of [receiver, quick, slow]) await harness.activate();
@@ -256,10 +262,7 @@ describe('several published workflows on one bot', () => {
 
 	test('a workflow that stayed slow is not waited for again: the next update reaches the service\'s answer and the others while its copies are still held', async () => {
 		const [receiver, quick, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
-		let release: () => void = () => undefined;
-		const released = new Promise<void>((resolve) => {
-			release = resolve;
-		});
+		const { released, release } = gate();
 		const slowPath = new URL(slow.webhookUrl).pathname;
 		await serve(receiver, quick, slow);
 		for (const harness of [receiver, quick, slow]) await harness.activate();
@@ -288,10 +291,7 @@ describe('several published workflows on one bot', () => {
 		jest.replaceProperty(FORWARD_TIMING, 'waitMs', 1000);
 		try {
 			const [receiver, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
-			let release: () => void = () => undefined;
-			const released = new Promise<void>((resolve) => {
-				release = resolve;
-			});
+			const { released, release } = gate();
 			const slowPath = new URL(slow.webhookUrl).pathname;
 			let copies = 0;
 			await serve(receiver, slow);
