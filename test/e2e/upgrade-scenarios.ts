@@ -82,9 +82,9 @@ async function previousTarball(ctx: ScenarioContext): Promise<string> {
 	return tarball;
 }
 
-/** An example workflow as the previous release has it (test/dev/workflows/ at its tag), for the credential `credentialId`. */
+/** An example workflow as the previous release has it (test/dev/workflows/ at its commit: a clone may lack the tag), for the credential `credentialId`. */
 function previousExample(file: string, credentialId: string, chatId: string): Json {
-	const text = git(['show', `${PREVIOUS.tag}:test/dev/workflows/${file}`]);
+	const text = git(['show', `${previousCommit()}:test/dev/workflows/${file}`]);
 	const workflow = JSON.parse(text.split('__DEMO_CHAT_ID__').join(chatId).split(DEMO_CREDENTIAL_ID).join(credentialId)) as Json;
 	delete workflow.id;
 	delete workflow.active;
