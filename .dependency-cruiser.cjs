@@ -20,7 +20,9 @@ const ROOMS = [
 	{ room: 'Send and Wait', path: '^nodes/ServiceBot/actions/sendAndWait/', wing: 'ServiceBot', floor: 3 },
 	{ room: 'resources', path: '^nodes/ServiceBot/resources/', wing: 'ServiceBot', floor: 2 },
 	// keyboard/ is part of the parameter kinds: kinds.ts registers keyboard/read.ts, which reads with text.ts.
-	{ room: 'parameters', path: '^nodes/ServiceBot/parameters/', wing: 'ServiceBot', floor: 1 },
+	{ room: 'parameters', path: '^nodes/ServiceBot/parameters/(?!markdown/)', wing: 'ServiceBot', floor: 1 },
+	// The Markdown converter stands on nothing of the node: the parse mode kind (parameters/parseMode.ts) uses it.
+	{ room: 'Markdown', path: '^nodes/ServiceBot/parameters/markdown/', wing: 'ServiceBot', floor: 0 },
 	{ room: 'helpers', path: '^nodes/ServiceBot/helpers/', wing: 'ServiceBot', floor: 0 },
 	{ room: 'the webhook trigger node', path: '^nodes/ServiceBotTrigger/ServiceBotTrigger\\.node\\.ts$', wing: 'ServiceBotTrigger', floor: 1 },
 	{ room: 'the webhook', path: '^nodes/ServiceBotTrigger/webhook/', wing: 'ServiceBotTrigger', floor: 0 },

@@ -25,7 +25,7 @@ afterAll(() => {
 test('a planted import circle and a planted upward import each fail the check (its exit status, as npm test sees it), and nothing else does', () => {
 	// token.ts ← transport.ts already; this closes the circle.
 	appendFileSync(join(copy, 'nodes', 'shared', 'token.ts'), "import './transport';\n");
-	// parameters stand below resources (resources/method.ts imports parameters/markdown.ts).
+	// parameters stand below resources (resources/method.ts imports parameters/param.ts).
 	appendFileSync(join(copy, 'nodes', 'ServiceBot', 'parameters', 'text.ts'), "import '../resources/method';\n");
 	const run = spawnSync(join(ROOT, 'node_modules', '.bin', 'depcruise'), ['--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'nodes', 'credentials'], {
 		cwd: copy,

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 
-import { markdownToHtml } from '../../nodes/ServiceBot/parameters/markdown';
+import { markdownToHtml } from '../../nodes/ServiceBot/parameters/markdown/blocks';
 import { checkFormatting } from '../emulator/formatting';
 
 /** The growth allowed from n to 8n. */

@@ -12,8 +12,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { callMethod, failureOf, messageOf, tokenOf } from '../../shared/transport';
-import { readBody } from '../parameters/body';
-import { formattingRefused, withMarkdownConverted, withoutFormatting } from '../parameters/markdown';
+import { prepareBody, readBody } from '../parameters/body';
 import type { ItemContext } from '../parameters/param';
 import { nodeParameter } from '../parameters/param';
 import type { Method, PreparedRequest } from '../resources/method';
@@ -50,11 +49,10 @@ export function methodOperation(method: Method, version: number): ItemOperation 
 		...method,
 		hasItemOptions: (method.options?.length ?? 0) > 0 || method.output.kind === 'list' || method.output.kind === 'file',
 		requests(item) {
-			const read = readBody(item, method.params, version);
-			// Converted before a long text is split, so the parts are cut where formatting is whole.
-			const body = withMarkdownConverted(read);
+			// Prepared before a long text is split, so the parts are cut in the text as it is sent.
+			const { body, fallbacks } = prepareBody(readBody(item, method.params, version), method.params, version);
 			const requests = method.requests ? method.requests(body, item) : [{ method: method.name, body }];
-			return body === read ? requests : requests.map((request) => ({ ...request, plain: withoutFormatting(request.body) }));
+			return fallbacks.length === 0 ? requests : requests.map((request) => ({ ...request, fallbacks }));
 		},
 	};
 }
@@ -233,20 +231,21 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 							idempotent: operation.idempotent === true,
 							longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
 						});
-					const { plain } = request;
-					// A refusal of the formatting sent nothing: the text goes out plain rather than not at all.
-					const { result, sentAsPlainText, notice } = await send(request.body).then(
-						(answer) => ({ result: answer, sentAsPlainText: false, notice: undefined }),
+					// A refusal of what a parameter kind prepared sent nothing: the request goes out as the
+					// kind's fallback rather than not at all (kind.ts).
+					const { result, fellBackTo, notice } = await send(request.body).then(
+						(answer) => ({ result: answer, fellBackTo: undefined, notice: undefined }),
 						async (error: unknown) => {
 							const moot = await mootOutcome(this, operation, error);
-							if (moot?.report) return { result: operation.moot?.result, sentAsPlainText: false, notice: moot.notice };
-							if (!plain || !formattingRefused(error)) return await Promise.reject(error);
-							this.logger.warn(`Service Bot "${this.getNode().name}": the service refused the formatting of item ${itemIndex} (${messageOf(error)}); sent it as plain text`);
-							return { result: await send(plain), sentAsPlainText: true, notice: undefined };
+							if (moot?.report) return { result: operation.moot?.result, fellBackTo: undefined, notice: moot.notice };
+							const fallback = request.fallbacks?.find((candidate) => candidate.answers(error));
+							if (!fallback) return await Promise.reject(error);
+							this.logger.warn(`Service Bot "${this.getNode().name}": ${fallback.warning(error, itemIndex)}`);
+							return { result: await send(fallback.body(request.body)), fellBackTo: fallback, notice: undefined };
 						},
 					);
 					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex), items[itemIndex].json);
-					if (sentAsPlainText) for (const json of shaped) json.sentAsPlainText = true;
+					if (fellBackTo) for (const json of shaped) json[fellBackTo.flag] = true;
 					if (notice !== undefined) {
 						for (const json of shaped) json.notice = notice;
 						notices.add(notice);

@@ -1,13 +1,13 @@
 /**
  * A list of wire parameters as the editor shows them and as an item reads them: required ones on
  * top in their order, then "Additional Fields" with the optional ones; each read and checked by its
- * kind (kinds.ts) into the request body before anything is sent.
+ * kind (kinds.ts) into the request body before anything is sent, then prepared by the kinds' steps.
  */
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { At } from './errors';
 import { checkFixedValue } from './fixed';
-import type { ReadItem } from './kind';
+import type { Fallback, ReadItem } from './kind';
 import { PARAM_KINDS } from './kinds';
 import type { ItemContext, Param } from './param';
 import { fieldName, isEmpty, isInVersion, nodeParameter, removalFieldName } from './param';
@@ -103,4 +103,23 @@ export function readBody(context: ItemContext, params: readonly Param[], version
 		if (value !== undefined) body[param.name] = value as IDataObject[keyof IDataObject];
 	}
 	return body;
+}
+
+/** An item's request body as the kinds' steps made it, and what goes out instead if the service refuses what they did. */
+export interface PreparedBody {
+	readonly body: IDataObject;
+	readonly fallbacks: readonly Fallback[];
+}
+
+/** The kinds' steps on an item's checked request body (kind.ts `prepare`), in the order of the parameters. */
+export function prepareBody(body: IDataObject, params: readonly Param[], version: number): PreparedBody {
+	let prepared = body;
+	const fallbacks: Fallback[] = [];
+	for (const param of params) {
+		const step = isInVersion(param, version) ? PARAM_KINDS[param.kind].prepare?.(prepared, param) : undefined;
+		if (!step) continue;
+		prepared = step.body;
+		if (step.fallback) fallbacks.push(step.fallback);
+	}
+	return { body: prepared, fallbacks };
 }

@@ -1,9 +1,11 @@
 /**
- * What a parameter kind is: the editor fields of a parameter of that kind and the reader of its
- * value. One module per kind (or per family of small kinds) defines both, so a kind's field and its
- * check change together; kinds.ts registers them.
+ * What a parameter kind is: the editor fields of a parameter of that kind, the reader of its value,
+ * and, where the kind makes more of a request than its value, the step that prepares the request and
+ * what to send if the service refuses what it prepared. One module per kind (or per family of small
+ * kinds) defines them, so a kind's field, its check and its effect change together; kinds.ts
+ * registers them.
  */
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { At } from './errors';
 import type { ItemContext, Param } from './param';
@@ -27,6 +29,32 @@ export interface ParamKindDefinition {
 	 * Fields", and are read even when optional.
 	 */
 	readonly ownFields?: boolean;
+	/**
+	 * The kind's step on an item's checked request body, before its requests are made from it (so a long
+	 * text is split as it is sent); undefined when the kind has nothing to do for this body.
+	 */
+	readonly prepare?: (body: IDataObject, param: Param) => Preparation | undefined;
+}
+
+/** A request body as a kind's step made it, and what to send instead if the service refuses what the step did. */
+export interface Preparation {
+	readonly body: IDataObject;
+	readonly fallback?: Fallback;
+}
+
+/**
+ * What a request goes out as when the service refuses it for what a kind prepared: such a refusal sent
+ * nothing, so the request is sent once more in the fallback's form rather than not at all.
+ */
+export interface Fallback {
+	/** Whether the service's error is the refusal this fallback answers. */
+	readonly answers: (error: unknown) => boolean;
+	/** The body sent instead of the refused one (each part of a split text falls back on its own). */
+	readonly body: (refused: IDataObject) => IDataObject;
+	/** The warning logged when the fallback was sent, saying what was refused and what went out instead. */
+	readonly warning: (error: unknown, itemIndex: number) => string;
+	/** The field set to `true` on the output items of a request that went out as the fallback. */
+	readonly flag: string;
 }
 
 /** The name, texts and editor requirement every kind's main field starts from. */

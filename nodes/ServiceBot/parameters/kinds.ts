@@ -1,6 +1,6 @@
 /**
- * Every parameter kind, by name: its editor fields and its reader (kind.ts). Adding a kind is one
- * module and one line here (and its name in ParamKind, param.ts).
+ * Every parameter kind, by name: its editor fields, its reader and its request step (kind.ts). Adding
+ * a kind is one module and one line here (and its name in ParamKind, param.ts).
  */
 import { chatKind } from './chat';
 import { commandsKind } from './commands';
@@ -9,6 +9,7 @@ import type { ParamKindDefinition } from './kind';
 import { replyMarkupKind } from './keyboard/read';
 import { mediaKind } from './media';
 import type { ParamKind } from './param';
+import { parseModeKind } from './parseMode';
 import { textKind } from './text';
 import { VALUE_KINDS } from './values';
 
@@ -17,6 +18,7 @@ export const PARAM_KINDS: Record<ParamKind, ParamKindDefinition> = {
 	chat: chatKind,
 	media: mediaKind,
 	text: textKind,
+	parseMode: parseModeKind,
 	entities: entitiesKind,
 	commands: commandsKind,
 	replyMarkup: replyMarkupKind,

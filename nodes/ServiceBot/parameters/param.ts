@@ -57,7 +57,7 @@ export interface Param {
 	readonly max?: number;
 	/** The value the service assumes when the parameter is absent (shown as the field's default). */
 	readonly serviceDefault?: number;
-	/** parseMode, chatAction: the values the service takes here. */
+	/** parseMode, chatAction: the values the service takes here (parseMode: every mode of the kind when absent). */
 	readonly values?: readonly string[];
 	/**
 	 * A node option (in "Options") that, when on, lets a value run over `max` because the method's

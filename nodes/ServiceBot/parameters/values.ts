@@ -2,8 +2,6 @@
  * The kinds with one plain field and a check of their own: IDs, numbers, flags, choices, URLs,
  * secrets, update types and language codes. Each entry is the kind's field and its reader.
  */
-import type { INodePropertyOptions } from 'n8n-workflow';
-
 import { LIMITS, UPDATE_TYPES, UUID_PATTERN } from '../../shared/spec';
 import type { At } from './errors';
 import { inputError, show } from './errors';
@@ -13,20 +11,10 @@ import { baseField } from './kind';
 import type { Param, ParamKind } from './param';
 import { isEmpty } from './param';
 import { readText } from './text';
-import { MARKDOWN_FROM_AI } from './markdown';
 
 /** ISO 639 code, optionally with a region (`en`, `pt-br`); what Telegram-compatible services accept. */
 const LANGUAGE_CODE = /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-const PARSE_MODE_NOTES: Record<string, string> = {
-	HTML: 'Tags such as <b>, <i>, <a href="…">',
-	Markdown: 'Legacy Markdown: *bold*, _italic_, [link](url)',
-	MarkdownV2: 'Markdown with escaping rules and more styles',
-	[MARKDOWN_FROM_AI]: 'The Markdown chat models write (headings, lists, tables, code): converted to HTML, so it always sends',
-};
-
-const PARSE_MODE_NAMES: Record<string, string> = { [MARKDOWN_FROM_AI]: 'Markdown From AI' };
 
 function title(value: string): string {
 	return value
@@ -68,15 +56,6 @@ function checkBoolean(at: At, field: string, value: unknown): boolean {
 	if (value === 'true') return true;
 	if (value === 'false') return false;
 	throw inputError(at, field, `${show(value)} is not true or false`);
-}
-
-/** `''` and `none` send no parse_mode; modes match case-insensitively. */
-function checkParseMode(at: At, field: string, value: unknown, allowed: readonly string[]): string | undefined {
-	const text = readText(at, field, value).trim();
-	if (text === '' || text.toLowerCase() === 'none') return undefined;
-	const match = allowed.find((mode) => mode.toLowerCase() === text.toLowerCase());
-	if (!match) throw inputError(at, field, `${show(text)} is not one of None, ${allowed.join(', ')}`);
-	return match;
 }
 
 function checkOneOf(at: At, field: string, value: unknown, allowed: readonly string[]): string {
@@ -182,20 +161,6 @@ export const VALUE_KINDS = {
 	boolean: {
 		fields: (param) => [{ ...baseField(param), type: 'boolean', default: false }],
 		read: (value, param, { at }) => checkBoolean(at, param.displayName, value),
-	},
-	parseMode: {
-		fields: (param) => [
-			{
-				...baseField(param),
-				type: 'options',
-				options: [
-					{ name: 'None', value: 'none', description: 'Send the text as it is; no parse mode is sent' },
-					...(param.values ?? []).map((mode): INodePropertyOptions => ({ name: PARSE_MODE_NAMES[mode] ?? mode, value: mode, description: PARSE_MODE_NOTES[mode] })),
-				],
-				default: 'none',
-			},
-		],
-		read: (value, param, { at }) => checkParseMode(at, param.displayName, value, param.values ?? []),
 	},
 	chatAction: {
 		fields(param) {

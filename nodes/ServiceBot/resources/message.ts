@@ -8,7 +8,7 @@ import { LIMITS } from '../../shared/spec';
 import { inputError } from '../parameters/errors';
 import { splitText } from '../helpers/splitText';
 import type { ItemContext, Param } from '../parameters/param';
-import { MARKDOWN_FROM_AI } from '../parameters/markdown';
+import { MARKDOWN_FROM_AI } from '../parameters/parseMode';
 import type { Method, MethodOfResource, PreparedRequest } from './method';
 import {
 	EDIT_REMOVES_KEYBOARD,

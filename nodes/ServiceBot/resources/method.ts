@@ -8,8 +8,8 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
+import type { Fallback } from '../parameters/kind';
 import type { ItemContext, MarkupScope, Param } from '../parameters/param';
-import { MARKDOWN_FROM_AI } from '../parameters/markdown';
 
 export type Resource = 'message' | 'chat' | 'callback' | 'bot' | 'webhook' | 'update' | 'file' | 'other';
 
@@ -49,8 +49,8 @@ export type Output =
 export interface PreparedRequest {
 	readonly method: string;
 	readonly body: IDataObject;
-	/** The same request without formatting, sent if the service refuses the formatting (Markdown From AI). */
-	readonly plain?: IDataObject;
+	/** What goes out instead if the service refuses what a parameter kind prepared (kind.ts): the first that answers the refusal. */
+	readonly fallbacks?: readonly Fallback[];
 }
 
 /**
@@ -186,13 +186,14 @@ export const disableNotification = (): Param => ({
 	description: 'Whether to send silently, with no alert sound',
 });
 
-export const parseMode = (values: readonly string[] = ['HTML', 'Markdown', 'MarkdownV2', MARKDOWN_FROM_AI]): Param => ({
+/** `values`: the modes offered here; without them, every mode of the kind (parameters/parseMode.ts). */
+export const parseMode = (values?: readonly string[]): Param => ({
 	name: 'parse_mode',
 	kind: 'parseMode',
 	required: false,
 	displayName: 'Parse Mode',
 	description: 'How the service formats the text; None sends it as plain text',
-	values,
+	...(values ? { values } : {}),
 });
 
 export const replyMarkup = (scope: MarkupScope = { kinds: 'any' }): Param => ({
