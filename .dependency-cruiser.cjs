@@ -29,7 +29,9 @@ const ROOMS = [
 	{ room: 'the polling trigger node', path: '^nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger\\.node\\.ts$', wing: 'ServiceBotPollingTrigger', floor: 1 },
 	{ room: 'polling', path: '^nodes/ServiceBotPollingTrigger/(?![^/]+\\.node\\.ts$)[^/]+\\.ts$', wing: 'ServiceBotPollingTrigger', floor: 0 },
 	{ room: 'the credential', path: '^credentials/', wing: 'credentials', floor: 0 },
-	{ room: 'shared/trigger', path: '^nodes/shared/trigger/', wing: 'shared', floor: 1 },
+	// The trigger's delivery of answers (trigger/answerDelivery.ts) speaks the Send and Wait protocol.
+	{ room: 'shared/trigger', path: '^nodes/shared/trigger/', wing: 'shared', floor: 2 },
+	{ room: 'shared/sendAndWait', path: '^nodes/shared/sendAndWait/', wing: 'shared', floor: 1 },
 	{ room: 'shared', path: '^nodes/shared/[^/]+\\.ts$', wing: 'shared', floor: 0 },
 ];
 

@@ -11,7 +11,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { DOCUMENTATION_URL } from '../shared/spec';
 import { properties } from './actions/properties';
 import { router } from './actions/router';
-import { answerWebhook, answerWebhooks } from './actions/sendAndWait/answer';
+import { answerWebhook, answerWebhooks } from './actions/sendAndWait/answerWebhook';
 import { NODE_VERSIONS } from './parameters/param';
 
 export class ServiceBot implements INodeType {

@@ -1,8 +1,8 @@
 import type { INodeType, INodeTypeDescription, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 
-import { DOCUMENTATION_URL, LIMITS } from '../shared/spec';
+import { DOCUMENTATION_URL } from '../shared/spec';
 import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollections, triggerOn } from '../shared/trigger/description';
-import { GROUP_MESSAGES_SECONDS } from '../shared/trigger/settings';
+import { pollingOptionFields } from './options';
 import { startPolling } from './poll';
 
 /**
@@ -33,42 +33,7 @@ export class ServiceBotPollingTrigger implements INodeType {
 				default: '',
 			},
 			triggerOn,
-			...optionsCollections([
-				{
-					displayName: 'Delete Existing Webhook',
-					name: 'deleteExistingWebhook',
-					type: 'boolean',
-					default: false,
-					description:
-						'Whether to delete the bot\'s webhook when the trigger starts. A bot with a webhook cannot be polled; whatever the webhook delivered to stops receiving updates.',
-				},
-				{
-					displayName: 'Group Messages Within',
-					name: 'groupMessagesSeconds',
-					type: 'number',
-					typeOptions: { minValue: GROUP_MESSAGES_SECONDS.min, maxValue: GROUP_MESSAGES_SECONDS.max },
-					default: 0,
-					description:
-						'Seconds (0 to 60) to gather the messages one user sends to one chat into one execution, so three quick messages start one AI agent run: it runs once the user has been quiet that long, with the texts joined in order in text and chatInput and every update in updates. 0 runs each message at once. Clicks always run at once.',
-				},
-				{
-					displayName: 'Long Poll Timeout',
-					name: 'longPollTimeout',
-					type: 'number',
-					typeOptions: { minValue: LIMITS.updatesTimeout.min, maxValue: LIMITS.updatesTimeout.max },
-					default: 45,
-					description:
-						'Seconds the service may hold a request open while no update is waiting (0 to 50). An update is delivered as soon as it arrives either way; lower it if a proxy between n8n and the service cuts idle connections.',
-				},
-				{
-					displayName: 'Updates per Request',
-					name: 'updatesPerRequest',
-					type: 'number',
-					typeOptions: { minValue: LIMITS.updatesLimit.min, maxValue: LIMITS.updatesLimit.max },
-					default: 100,
-					description: 'The most updates one request fetches (1 to 100); each starts its own execution',
-				},
-			]),
+			...optionsCollections(pollingOptionFields),
 		],
 	};
 

@@ -45,15 +45,15 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { ServiceFailure } from '../shared/transport';
 import { callMethod, failureOf, messageOf, pause, rereadToken } from '../shared/transport';
-import type { ChatAnswer } from '../shared/trigger/answers';
+import type { ChatAnswer } from '../shared/trigger/answerDelivery';
 import type { Holder } from '../shared/trigger/holders';
 import { describeWorkflows, holdersOf } from '../shared/trigger/holders';
 import { botKeyOf } from '../shared/trigger/identity';
 import { updateIdOf } from '../shared/trigger/update';
-import type { PollingOptions } from '../shared/trigger/settings';
 import { ALLOWED_UPDATES } from '../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 import { LIMITS } from '../shared/spec';
+import type { PollingOptions } from './options';
 
 /** How the loop waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
 export const POLL_TIMING = {

@@ -32,8 +32,8 @@ import type { IDataObject, INodeExecutionData, ITriggerFunctions, ITriggerRespon
 import { NodeApiError } from 'n8n-workflow';
 
 import { callMethod, messageOf, pause, refusalStatus, rereadToken } from '../shared/transport';
-import type { ChatAnswer } from '../shared/trigger/answers';
-import { answerDesk } from '../shared/trigger/answers';
+import type { ChatAnswer } from '../shared/trigger/answerDelivery';
+import { answerDesk } from '../shared/trigger/answerDelivery';
 import { deliverUpdate } from '../shared/trigger/deliver';
 import { hasFilesToDownload, withFiles } from '../shared/trigger/files';
 import { groupedItem, isCommand, routed } from '../shared/trigger/output';
@@ -41,13 +41,14 @@ import type { ReceivedUpdate } from '../shared/trigger/update';
 import type { Delivery, DeliveryEnvironment } from '../shared/trigger/deliver';
 import type { Run, TriggerIdentity } from '../shared/trigger/identity';
 import { botKeyOf, deliveryKey, identityOf, runOf } from '../shared/trigger/identity';
-import type { PollingOptions } from '../shared/trigger/settings';
-import { readDeliverySettings, readPollingOptions, requireToken } from '../shared/trigger/settings';
+import { readDeliverySettings, requireToken } from '../shared/trigger/settings';
 import { holderOf, holdersOf, recordHolder, warnOfSharedClicks } from '../shared/trigger/holders';
 import { showTyping } from '../shared/trigger/typing';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
 import { joinFeed, tokenRefused, webhookConflict } from './feed';
+import type { PollingOptions } from './options';
+import { readPollingOptions } from './options';
 
 export { POLL_TIMING, backoff, retryWait } from './feed';
 

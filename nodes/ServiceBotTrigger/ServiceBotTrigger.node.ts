@@ -1,8 +1,9 @@
 import type { IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { DOCUMENTATION_URL, LIMITS } from '../shared/spec';
+import { DOCUMENTATION_URL } from '../shared/spec';
 import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollections, triggerOn } from '../shared/trigger/description';
 import { checkExists, create, remove } from './webhook/lifecycle';
+import { webhookOptionFields } from './webhook/options';
 import { receive } from './webhook/receive';
 
 /** Webhook delivery: the service pushes each update to n8n's webhook URL (public HTTPS). */
@@ -40,31 +41,7 @@ export class ServiceBotTrigger implements INodeType {
 				default: '',
 			},
 			triggerOn,
-			...optionsCollections([
-				{
-					displayName: 'Drop Pending Updates',
-					name: 'dropPendingUpdates',
-					type: 'boolean',
-					default: false,
-					description: 'Whether to discard the updates the service has queued but not yet delivered when the webhook is set',
-				},
-				{
-					displayName: 'Max Connections',
-					name: 'maxConnections',
-					type: 'number',
-					typeOptions: { minValue: LIMITS.maxConnections.min, maxValue: LIMITS.maxConnections.max },
-					default: 40,
-					description: 'Maximum number of simultaneous connections the service opens to deliver updates (a whole number from 1 to 100)',
-				},
-				{
-					displayName: 'Take Over Existing Webhook',
-					name: 'takeOverExistingWebhook',
-					type: 'boolean',
-					default: false,
-					description:
-						'Whether to replace a webhook that points to another n8n or system. It then stops receiving updates and does not get them back: register its webhook again afterwards. Not needed for other workflows of this n8n, which share the bot.',
-				},
-			]),
+			...optionsCollections(webhookOptionFields),
 		],
 	};
 

@@ -2,7 +2,7 @@
  * The claim an answer takes on its question in one n8n process (n8n 1.x resumes every answer that
  * reaches the node while the execution waits; the claim keeps that to one).
  */
-import { claimQuestion, rememberDecision } from '../../nodes/shared/answers';
+import { claimQuestion, rememberDecision } from '../../nodes/shared/sendAndWait/answeredQuestion';
 
 describe('claimQuestion', () => {
 	afterEach(() => jest.restoreAllMocks());

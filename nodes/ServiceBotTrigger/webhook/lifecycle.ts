@@ -21,14 +21,15 @@ import type { Run } from '../../shared/trigger/identity';
 import { botKeyOf, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
 import type { Holder } from '../../shared/trigger/holders';
 import { describeWorkflows, forgetHolder, holderOf, holdersOf, isHeld, recordHolder, warnOfSharedClicks } from '../../shared/trigger/holders';
-import type { WebhookOptions } from '../../shared/trigger/settings';
-import { ALLOWED_UPDATES, readDeliverySettings, readWebhookOptions, requireToken, serviceBaseUrl } from '../../shared/trigger/settings';
+import { ALLOWED_UPDATES, readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
 import type { Listener } from './listeners';
 import { MAX_LISTENERS, inServingOrder, listenerOf, listenersOf, registeredUrlOf, webhookIdOf } from './listeners';
 import { isServed } from './forward';
+import type { WebhookOptions } from './options';
+import { readWebhookOptions } from './options';
 import { deriveSecret, secretDigest, sharedSecret } from './secret';
-import { sameUrl, webhookUrlProblem } from './urls';
+import { sameUrl, serviceBaseUrl, webhookUrlProblem } from './urls';
 
 /** What create() registered, kept in the node's static data (a test's own static data for a test). */
 interface RegistrationRecord {

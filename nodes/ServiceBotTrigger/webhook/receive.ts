@@ -5,7 +5,7 @@
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { answerDesk } from '../../shared/trigger/answers';
+import { answerDesk } from '../../shared/trigger/answerDelivery';
 import { deliverUpdate } from '../../shared/trigger/deliver';
 import { hasFilesToDownload, withFiles } from '../../shared/trigger/files';
 import type { Run, TriggerIdentity } from '../../shared/trigger/identity';

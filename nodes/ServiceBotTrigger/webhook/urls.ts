@@ -1,8 +1,12 @@
 /**
- * The URLs a webhook trigger deals with: its own (test or production) and the spec's rules for a
- * webhook URL. Whose the bot's current webhook is: listeners.ts.
+ * The URLs a webhook trigger deals with: its own (test or production), the service's, and the spec's
+ * rules for a webhook URL. Whose the bot's current webhook is: listeners.ts.
  */
+import type { IDataObject } from 'n8n-workflow';
+
 import { LIMITS } from '../../shared/spec';
+import { CREDENTIAL_TYPE } from '../../shared/transport';
+import type { TriggerContext } from '../../shared/trigger/identity';
 
 export function sameUrl(a: string, b: string): boolean {
 	return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
@@ -48,4 +52,10 @@ export function webhookUrlProblem(url: string, serviceBaseUrl: string): string |
 		return `n8n's webhook URL ${parsed.origin}/… uses port ${port}, and the service delivers updates only to ports ${PORTS}. ${FIX}`;
 	}
 	return undefined;
+}
+
+/** The credential's base URL (to tell a service on this machine, such as the emulator, from a remote one). */
+export async function serviceBaseUrl(ctx: TriggerContext): Promise<string> {
+	const credentials: IDataObject = await ctx.getCredentials(CREDENTIAL_TYPE);
+	return typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
 }

@@ -5,8 +5,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { AnswerDesk, ChatAnswer } from './answers';
-import { recogniseAnswer } from './answers';
+import type { AnswerDesk, ChatAnswer } from './answerDelivery';
+import { recogniseAnswer } from './answerDelivery';
 import { seenBefore } from './duplicates';
 import type { FileSettings } from './files';
 import type { Filters } from './filters';

@@ -1,20 +1,22 @@
 /**
- * The triggers' parameters, read and checked before anything is sent: a value the service would
- * refuse, or one a filter could never match, fails with an error naming the field and the fix.
+ * The parameters both triggers have, read and checked before anything is sent: a value the service
+ * would refuse, or one a filter could never match, fails with an error naming the field and the fix.
+ * A trigger's own options are read beside their fields (webhook/options.ts, polling's options.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { SWITCH_TO_EXPRESSION, fixedLooksLikeExpression } from '../fixedMode';
-import { LIMITS, UPDATE_TYPES, UUID_PATTERN } from '../spec';
-import { CREDENTIAL_TYPE, tokenOf } from '../transport';
+import { UPDATE_TYPES, UUID_PATTERN } from '../spec';
+import { tokenOf } from '../transport';
 import type { DeliverySettings } from './deliver';
 import type { PhotoSize } from './files';
 import { PHOTO_SIZES } from './files';
 import { normaliseId } from './filters';
 import type { TriggerContext } from './identity';
 
-interface Options {
+/** The options both triggers show (description.ts), as saved: each absent until added. */
+interface SharedOptions {
 	addHandyFields?: boolean;
 	showTyping?: boolean;
 	separateOutputs?: boolean;
@@ -22,19 +24,14 @@ interface Options {
 	photoSize?: string;
 	chatIds?: string;
 	userIds?: string;
-	// Webhook delivery.
-	takeOverExistingWebhook?: boolean;
-	dropPendingUpdates?: boolean;
-	maxConnections?: number;
-	// Polling delivery.
-	deleteExistingWebhook?: boolean;
-	longPollTimeout?: number;
-	updatesPerRequest?: number;
-	groupMessagesSeconds?: number;
 }
 
-function optionsOf(ctx: TriggerContext): Options {
-	return ctx.getNodeParameter('options', {}) as Options;
+/**
+ * The trigger's Options collection as saved; `Saved` names the options a reader looks at (the shared
+ * ones here, a trigger's own in its options.ts).
+ */
+export function optionsOf<Saved extends object>(ctx: TriggerContext): Saved {
+	return ctx.getNodeParameter('options', {}) as Saved;
 }
 
 function invalid(ctx: TriggerContext, message: string): NodeOperationError {
@@ -103,7 +100,7 @@ function idList(ctx: TriggerContext, field: 'Restrict to Chat IDs' | 'Restrict t
 }
 
 export function readDeliverySettings(ctx: TriggerContext): DeliverySettings {
-	const options = optionsOf(ctx);
+	const options = optionsOf<SharedOptions>(ctx);
 	return {
 		types: filterTypes(ctx),
 		chatIds: idList(ctx, 'Restrict to Chat IDs', options.chatIds),
@@ -126,61 +123,12 @@ function photoSizeOf(ctx: TriggerContext, value: unknown): PhotoSize {
 	return found;
 }
 
-/** A whole number within the spec's range, or undefined when the option is not set. */
-function wholeNumber(ctx: TriggerContext, field: string, value: unknown, range: { min: number; max: number }): number | undefined {
+/** A whole number within the spec's range, or undefined when the option is not set (a trigger's own numeric options). */
+export function wholeNumber(ctx: TriggerContext, field: string, value: unknown, range: { min: number; max: number }): number | undefined {
 	if (value === undefined || value === null || value === '') return undefined;
 	const number = typeof value === 'string' ? Number(value.trim()) : value;
 	if (typeof number !== 'number' || !Number.isInteger(number) || number < range.min || number > range.max) {
 		throw invalid(ctx, `${field} must be a whole number from ${range.min} to ${range.max}, not ${JSON.stringify(value)}`);
 	}
 	return number;
-}
-
-export interface WebhookOptions {
-	readonly takeOver: boolean;
-	readonly dropPendingUpdates: boolean;
-	/** Absent: the service's default (40). */
-	readonly maxConnections: number | undefined;
-}
-
-export function readWebhookOptions(ctx: TriggerContext): WebhookOptions {
-	const options = optionsOf(ctx);
-	return {
-		takeOver: options.takeOverExistingWebhook === true,
-		dropPendingUpdates: options.dropPendingUpdates === true,
-		maxConnections: wholeNumber(ctx, 'Max Connections', options.maxConnections, LIMITS.maxConnections),
-	};
-}
-
-/** How long Group Messages Within may gather a user's messages, in seconds (0: off). */
-export const GROUP_MESSAGES_SECONDS = { min: 0, max: 60 } as const;
-
-/** Polling's defaults when an option is not set (the same as the editor's). The long poll stays under the 60 s idle timeout of common proxies. */
-const POLLING_DEFAULTS = { longPollTimeout: 45, updatesPerRequest: LIMITS.updatesLimit.default } as const;
-
-export interface PollingOptions {
-	readonly deleteExistingWebhook: boolean;
-	/** Seconds the service may hold a getUpdates request open. */
-	readonly longPollTimeout: number;
-	/** Updates per getUpdates request. */
-	readonly limit: number;
-	/** Seconds a user's messages in one chat are gathered into one execution; 0: every message its own. */
-	readonly groupMessagesSeconds: number;
-}
-
-export function readPollingOptions(ctx: TriggerContext): PollingOptions {
-	const options = optionsOf(ctx);
-	return {
-		deleteExistingWebhook: options.deleteExistingWebhook === true,
-		longPollTimeout:
-			wholeNumber(ctx, 'Long Poll Timeout', options.longPollTimeout, LIMITS.updatesTimeout) ?? POLLING_DEFAULTS.longPollTimeout,
-		limit: wholeNumber(ctx, 'Updates per Request', options.updatesPerRequest, LIMITS.updatesLimit) ?? POLLING_DEFAULTS.updatesPerRequest,
-		groupMessagesSeconds: wholeNumber(ctx, 'Group Messages Within', options.groupMessagesSeconds, GROUP_MESSAGES_SECONDS) ?? 0,
-	};
-}
-
-/** The credential's base URL (to tell a service on this machine, such as the emulator, from a remote one). */
-export async function serviceBaseUrl(ctx: TriggerContext): Promise<string> {
-	const credentials: IDataObject = await ctx.getCredentials(CREDENTIAL_TYPE);
-	return typeof credentials.baseUrl === 'string' ? credentials.baseUrl : '';
 }

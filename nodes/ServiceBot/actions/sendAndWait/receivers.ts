@@ -1,10 +1,10 @@
 /**
  * Whether the answers of a question asked in the chat can arrive. A tap on an answer button reaches
  * no code of this package unless a Service Bot Trigger or Service Bot Polling Trigger of this n8n
- * receives the bot's updates and brings it (shared/answers.ts): without one, the question is asked,
- * every tap spins in the chat and the workflow waits with nothing to say why. So before asking, the
- * node checks what it can know, and refuses with the next step where it knows nobody will bring the
- * answer:
+ * receives the bot's updates and brings it (shared/trigger/answerDelivery.ts): without one, the
+ * question is asked, every tap spins in the chat and the workflow waits with nothing to say why. So
+ * before asking, the node checks what it can know, and refuses with the next step where it knows
+ * nobody will bring the answer:
  * - a published trigger of this n8n process holds the bot (shared/trigger/holders.ts): answers arrive;
  * - else the bot's webhook (one `getWebhookInfo`): pointing to this n8n (a trigger of another n8n
  *   process behind the same address, as in queue mode, or a test in the editor), answers arrive;

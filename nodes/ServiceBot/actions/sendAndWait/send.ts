@@ -1,7 +1,7 @@
 /**
  * Send and Wait for Response: sends the question, then puts the execution to wait (n8n keeps
  * nothing in memory; the wait survives a restart). The answer resumes it through the node's waiting
- * webhooks (answer.ts): from the Service Bot Trigger for a tap or a reply in the chat, or from the
+ * webhooks (answerWebhook.ts): from the Service Bot Trigger for a tap or a reply in the chat, or from the
  * answer page. Like n8n's own send-and-wait nodes it asks once per run, with the first item.
  *
  * The question goes out in two calls: the message, then its keyboard, made once the message ID is
@@ -11,8 +11,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
-import type { Choice } from '../../../shared/answers';
-import { answerButtonData, FREE_TEXT, resumeTokenOf } from '../../../shared/answers';
+import type { Choice } from '../../../shared/sendAndWait/protocol';
+import { answerButtonData, FREE_TEXT, resumeTokenOf } from '../../../shared/sendAndWait/protocol';
 import { LIMITS } from '../../../shared/spec';
 import { callMethod } from '../../../shared/transport';
 import { checkValue, readParam } from '../../parameters/body';

@@ -1,8 +1,8 @@
 /**
  * The answer to a waiting Send and Wait for Response, received by the node's waiting webhooks:
  * - `…/<execution>/answer` (POST, `X-Service-Bot-Answer`): an answer in the chat, brought by the
- *   Service Bot Trigger and signed with the bot token (shared/answers.ts); GET: which question the
- *   execution waits on;
+ *   Service Bot Trigger and signed with the bot token (shared/sendAndWait/protocol.ts); GET: which
+ *   question the execution waits on;
  * - `…/<execution>/<node id>?chat&message[&answer]&signature` (n8n's signed URL): the answer page
  *   (GET) and an answer given on it (POST); and answers in the chat to questions of version 1.
  *
@@ -23,9 +23,11 @@
  */
 import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { AnswerReply, AnswerRequest, QuestionUpdate, WaitingReply } from '../../../shared/answers';
-import { ANSWER_HEADER, CHAT_ANSWER_PATH, answerSignatureMatches, claimQuestion, rememberDecision, sendQuestionUpdate } from '../../../shared/answers';
 import { isObject } from '../../../shared/json';
+import type { QuestionUpdate } from '../../../shared/sendAndWait/answeredQuestion';
+import { claimQuestion, rememberDecision, sendQuestionUpdate } from '../../../shared/sendAndWait/answeredQuestion';
+import type { AnswerReply, AnswerRequest, WaitingReply } from '../../../shared/sendAndWait/protocol';
+import { ANSWER_HEADER, CHAT_ANSWER_PATH, NOTICES, answerSignatureMatches } from '../../../shared/sendAndWait/protocol';
 import { LIMITS } from '../../../shared/spec';
 import { tokenOf } from '../../../shared/transport';
 import { splitText } from '../../helpers/splitText';
@@ -66,16 +68,6 @@ interface Answer {
 	user?: AnswerRequest['user'];
 	via: 'chat' | 'web';
 }
-
-export const NOTICES = {
-	unverified: 'This answer could not be verified. If the bot token was changed, use the same credential in the trigger and in the Send and Wait node.',
-	unreadable: 'This answer could not be read.',
-	otherQuestion: 'This question was already answered or replaced by a newer one.',
-	notAllowed: 'You may not answer this question.',
-	replyWithText: 'Reply to the question with your answer.',
-	invalidButton: 'This button is not valid anymore.',
-	restrictedPage: 'Only some people may answer this question: answer it in the chat.',
-} as const;
 
 /** The question the execution waits on: the chat and message the node keeps as its input while it waits. */
 function waitingPlace(ctx: IWebhookFunctions): Place | undefined {
@@ -180,10 +172,10 @@ function resume(ctx: IWebhookFunctions, question: AskedQuestion, answer: Answer,
 	const executionId = ctx.getExecutionId();
 	const counted = claimQuestion(executionId, place.messageId, decision);
 	if (counted !== undefined) {
-		const notice = `This question was already answered: ${counted}`;
+		const notice = NOTICES.alreadyAnswered(counted);
 		return answer.via === 'web' ? page(ctx, 409, noticePage(notice)) : reply(ctx, 409, { resumed: false, notice });
 	}
-	const notice = answer.via === 'web' ? `Thank you. Your answer: ${decision}` : decisionOf(question, { ...answer, user: undefined });
+	const notice = answer.via === 'web' ? NOTICES.thanks(decision) : decisionOf(question, { ...answer, user: undefined });
 	const update = questionUpdate(question, answer, place);
 	const accepted = new AcceptedAnswer({ resumed: true, notice }, () => {
 		rememberDecision(executionId, place.messageId, decision);
@@ -230,7 +222,7 @@ async function answerFromChat(ctx: IWebhookFunctions, question: Question, waitin
 		return { status: 403, notice: NOTICES.notAllowed };
 	}
 	if (question.responseType === 'freeText') {
-		if (typeof request.text !== 'string' || request.text.trim() === '') return { status: 400, notice: NOTICES.replyWithText };
+		if (typeof request.text !== 'string' || request.text.trim() === '') return { status: 400, notice: NOTICES.replyToTheQuestion };
 		return { answer: { text: request.text, user: request.user, via: 'chat' }, place };
 	}
 	const { choice } = request;

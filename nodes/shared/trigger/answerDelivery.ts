@@ -1,5 +1,6 @@
 /**
- * Answers in the chat to a waiting Send and Wait for Response (the protocol: shared/answers.ts).
+ * The trigger's delivery of answers in the chat to a waiting Send and Wait for Response (the protocol:
+ * shared/sendAndWait/protocol.ts).
  * A tap on an answer button, or a reply to a free-text question, does not start this trigger's
  * workflow: the trigger brings the answer to the waiting execution and tells the person what
  * happened (the callback query's notice, or a reply for a refused text).
@@ -11,19 +12,10 @@
  */
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import type { AnswerButton, AnswerReply, AnswerRequest, WaitingReply } from '../answers';
-import {
-	ANSWER_HEADER,
-	FREE_TEXT,
-	chatAnswerUrl,
-	isAnswerData,
-	readAnswerData,
-	rememberedDecision,
-	resendQuestionUpdate,
-	signAnswer,
-	waitingBaseOf,
-} from '../answers';
 import { isObject } from '../json';
+import { rememberedDecision, resendQuestionUpdate } from '../sendAndWait/answeredQuestion';
+import type { AnswerButton, AnswerReply, AnswerRequest, WaitingReply } from '../sendAndWait/protocol';
+import { ANSWER_HEADER, FREE_TEXT, NOTICES, chatAnswerUrl, isAnswerData, readAnswerData, signAnswer, waitingBaseOf } from '../sendAndWait/protocol';
 import { LIMITS } from '../spec';
 import { CREDENTIAL_TYPE, callMethod } from '../transport';
 import type { TriggerContext } from './identity';
@@ -57,15 +49,6 @@ export function answerDesk(ctx: TriggerContext, brings: boolean, read: 'now' | '
 	let asked: { value: string | undefined } | undefined;
 	return { ctx, brings, waitingBase: () => (asked ??= { value: waitingBaseFrom(ctx) }).value };
 }
-
-export const NOTICES = {
-	forged: 'This button is not valid.',
-	noLink: 'This question cannot be answered in the chat anymore: use the link of its answer page.',
-	gone: 'This question was already answered or has expired.',
-	failed: 'Your answer could not be delivered. Please try again.',
-	replyWithText: 'Reply to this message with your answer.',
-	textOnly: 'Please answer with text.',
-} as const;
 
 type Button = IDataObject & { callback_data?: unknown; url?: unknown };
 
@@ -161,7 +144,7 @@ async function stillWaitsOn(desk: AnswerDesk, url: string, request: AnswerReques
 
 function alreadyAnswered(executionId: string, messageId: number): string {
 	const decision = rememberedDecision(executionId, messageId);
-	return decision === undefined ? NOTICES.gone : `This question was already answered: ${decision}`;
+	return decision === undefined ? NOTICES.gone : NOTICES.alreadyAnswered(decision);
 }
 
 /**
@@ -235,7 +218,7 @@ async function answerTap(desk: AnswerDesk, update: ReceivedUpdate, data: string)
 		return 'a button with answer data that is not genuine';
 	}
 	if (button.choice === FREE_TEXT) {
-		await notify(desk, callbackQueryId, NOTICES.replyWithText);
+		await notify(desk, callbackQueryId, NOTICES.replyToThisMessage);
 		return `the answer button of a free-text question (execution ${button.executionId})`;
 	}
 	const message = isObject(update.body.callback_query) ? update.body.callback_query.message : undefined;

@@ -20,17 +20,16 @@
  * - n8n 2.x decides which answer resumes: it sends the node's reply only after it has marked the
  *   execution running, and refuses every other answer to the same wait. n8n 1.x resumes every answer
  *   that reaches the node while the execution waits, so the first answer also claims its question in
- *   this process (`claimQuestion`) and the node refuses the others. So the reply `{resumed: true}` is
- *   certain, and the trigger tells only that person their answer counted.
+ *   this process (`claimQuestion`, answeredQuestion.ts) and the node refuses the others. So the reply
+ *   `{resumed: true}` is certain, and the trigger tells only that person their answer counted.
+ * - What the person who answered is told comes from one table (`NOTICES`), whichever side tells it:
+ *   the waiting execution in its reply (which the trigger passes on, or the answer page shows), or the
+ *   trigger when no execution could say.
  *
  * Version 1 buttons (`w1:<execution>:<choice>:<tag>`, the tag an HMAC keyed by the bot token) of
  * questions asked before are still answered: their resume link is read from the question's keyboard.
  */
 import { createHmac, timingSafeEqual } from 'crypto';
-import type { IDataObject } from 'n8n-workflow';
-
-import type { ServiceBotContext } from './transport';
-import { callMethod, failureOf, messageOf } from './transport';
 
 export const ANSWER_HEADER = 'x-service-bot-answer';
 /** The path of the action node's waiting webhook for answers from the chat. */
@@ -65,6 +64,31 @@ export interface AnswerReply {
 	resumed: boolean;
 	notice: string;
 }
+
+/**
+ * What the person who answered is told: in the chat (the tap's notice, or a reply to their message)
+ * or on the answer page.
+ */
+export const NOTICES = {
+	// Told by the waiting execution (actions/sendAndWait/answerWebhook.ts).
+	unverified: 'This answer could not be verified. If the bot token was changed, use the same credential in the trigger and in the Send and Wait node.',
+	unreadable: 'This answer could not be read.',
+	otherQuestion: 'This question was already answered or replaced by a newer one.',
+	notAllowed: 'You may not answer this question.',
+	replyToTheQuestion: 'Reply to the question with your answer.',
+	invalidButton: 'This button is not valid anymore.',
+	restrictedPage: 'Only some people may answer this question: answer it in the chat.',
+	thanks: (decision: string) => `Thank you. Your answer: ${decision}`,
+	// Told by the waiting execution, or by the trigger when another answer resumed it (trigger/answerDelivery.ts).
+	alreadyAnswered: (decision: string) => `This question was already answered: ${decision}`,
+	// Told by the trigger when no execution could say; `gone` also by the answer page when n8n refused the answer.
+	forged: 'This button is not valid.',
+	noLink: 'This question cannot be answered in the chat anymore: use the link of its answer page.',
+	gone: 'This question was already answered or has expired.',
+	failed: 'Your answer could not be delivered. Please try again.',
+	replyToThisMessage: 'Reply to this message with your answer.',
+	textOnly: 'Please answer with text.',
+} as const;
 
 /** What the action node answers to a look at its chat-answer webhook: the question it waits on. */
 export interface WaitingReply {
@@ -190,119 +214,4 @@ export function signAnswer(token: string, body: string): string {
 
 export function answerSignatureMatches(token: string, body: string, signature: unknown): boolean {
 	return typeof signature === 'string' && same(signature, signAnswer(token, body));
-}
-
-/**
- * The decisions this n8n process has seen resume an execution, so that a person whose answer lost
- * can be told which answer won (when the winning answer went through this process). Bounded.
- */
-const DECISIONS_KEPT = 1000;
-const decisions = new Map<string, string>();
-
-function decisionKey(executionId: string, messageId: number): string {
-	return `${executionId}:${messageId}`;
-}
-
-function keepBounded(map: Map<string, unknown>): void {
-	if (map.size < DECISIONS_KEPT) return;
-	const oldest = map.keys().next().value;
-	if (oldest !== undefined) map.delete(oldest);
-}
-
-export function rememberDecision(executionId: string, messageId: number, decision: string): void {
-	const key = decisionKey(executionId, messageId);
-	claims.delete(key);
-	keepBounded(decisions);
-	decisions.set(key, decision);
-}
-
-/**
- * Answers this process is resuming and n8n has not accepted yet. n8n 1.x has no guard of its own:
- * two answers at once would both resume the execution (the rest of the workflow twice), until it has
- * marked the execution running (milliseconds; then it refuses answers before the node sees them). A
- * claim lapses after `CLAIM_LAPSE_MS`, so that a question whose resume failed can be answered again.
- */
-const CLAIM_LAPSE_MS = 5_000;
-const claims = new Map<string, { at: number; decision: string }>();
-
-/**
- * Claims the question for an answer with `decision`. Returns the decision of the answer that holds or
- * resumed it instead, if any: then this answer must not resume the execution.
- */
-export function claimQuestion(executionId: string, messageId: number, decision: string): string | undefined {
-	const key = decisionKey(executionId, messageId);
-	const taken = decisions.get(key) ?? claims.get(key);
-	if (typeof taken === 'string') return taken;
-	if (taken !== undefined && Date.now() - taken.at < CLAIM_LAPSE_MS) return taken.decision;
-	claims.delete(key);
-	keepBounded(claims);
-	claims.set(key, { at: Date.now(), decision });
-	return undefined;
-}
-
-export function rememberedDecision(executionId: string, messageId: number): string | undefined {
-	return decisions.get(decisionKey(executionId, messageId));
-}
-
-/**
- * The edit that shows the answer in the question (or only removes its buttons), made when the answer
- * arrives and sent once n8n has accepted it.
- */
-export interface QuestionUpdate {
-	readonly method: 'editMessageText' | 'editMessageReplyMarkup';
-	readonly body: IDataObject;
-}
-
-/** Which question an update is for, and who sends it, as log lines name it (`Service Bot "Ask"`). */
-export interface QuestionRef {
-	readonly executionId: string;
-	readonly messageId: number;
-	readonly by: string;
-}
-
-/**
- * An edit is sent again after a network error or a 5xx more patiently than a node's request: nobody
- * waits for it (the workflow has gone on), and a question that keeps its buttons after its answer
- * resumed the workflow misleads everyone in the chat. Repeating it cannot act twice.
- */
-const QUESTION_UPDATE_RETRY = { transientRetries: 5, backoffBaseMs: 500 } as const;
-
-/** Updates this process could not send: the next tap on such a question sends it again. Bounded. */
-const unsentUpdates = new Map<string, QuestionUpdate>();
-
-/** Telegram's answer to an edit that changes nothing: the question already shows the answer. */
-function alreadyShown(error: unknown): boolean {
-	const failure = failureOf(error);
-	return failure?.kind === 'refused' && failure.status === 400 && /message is not modified/i.test(failure.description);
-}
-
-/**
- * Sends the question's update. A failure changes nothing else (the answer has resumed the workflow):
- * it is logged and kept, so that the next tap on the question sends it again (`resendQuestionUpdate`).
- */
-export async function sendQuestionUpdate(ctx: ServiceBotContext, question: QuestionRef, update: QuestionUpdate): Promise<boolean> {
-	const key = decisionKey(question.executionId, question.messageId);
-	try {
-		await callMethod(ctx, update.method, update.body, { idempotent: true, retry: QUESTION_UPDATE_RETRY });
-	} catch (error) {
-		if (!alreadyShown(error)) {
-			keepBounded(unsentUpdates);
-			unsentUpdates.set(key, update);
-			ctx.logger.warn(
-				`${question.by}: the answer resumed the workflow, but the question (message ${question.messageId}) could not be updated: ${messageOf(error)}. It is updated at the next tap on it.`,
-			);
-			return false;
-		}
-	}
-	unsentUpdates.delete(key);
-	return true;
-}
-
-/**
- * Sends again the update of an answered question that this process could not send before (a tap on
- * its buttons shows they are still there). False when there is none.
- */
-export async function resendQuestionUpdate(ctx: ServiceBotContext, question: QuestionRef): Promise<boolean> {
-	const update = unsentUpdates.get(decisionKey(question.executionId, question.messageId));
-	return update === undefined ? false : await sendQuestionUpdate(ctx, question, update);
 }

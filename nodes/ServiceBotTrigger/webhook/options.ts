@@ -1,0 +1,59 @@
+/**
+ * The webhook trigger's own options (the ones only webhook delivery has): their fields, which the
+ * node adds to the Options collection both triggers show (shared/trigger/description.ts), and their
+ * reader, checked before the webhook is set.
+ */
+import type { INodeProperties } from 'n8n-workflow';
+
+import { LIMITS } from '../../shared/spec';
+import type { TriggerContext } from '../../shared/trigger/identity';
+import { optionsOf, wholeNumber } from '../../shared/trigger/settings';
+
+export const webhookOptionFields: INodeProperties[] = [
+	{
+		displayName: 'Drop Pending Updates',
+		name: 'dropPendingUpdates',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to discard the updates the service has queued but not yet delivered when the webhook is set',
+	},
+	{
+		displayName: 'Max Connections',
+		name: 'maxConnections',
+		type: 'number',
+		typeOptions: { minValue: LIMITS.maxConnections.min, maxValue: LIMITS.maxConnections.max },
+		default: 40,
+		description: 'Maximum number of simultaneous connections the service opens to deliver updates (a whole number from 1 to 100)',
+	},
+	{
+		displayName: 'Take Over Existing Webhook',
+		name: 'takeOverExistingWebhook',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to replace a webhook that points to another n8n or system. It then stops receiving updates and does not get them back: register its webhook again afterwards. Not needed for other workflows of this n8n, which share the bot.',
+	},
+];
+
+/** The options as saved: each absent until added. */
+interface SavedWebhookOptions {
+	takeOverExistingWebhook?: boolean;
+	dropPendingUpdates?: boolean;
+	maxConnections?: number;
+}
+
+export interface WebhookOptions {
+	readonly takeOver: boolean;
+	readonly dropPendingUpdates: boolean;
+	/** Absent: the service's default (40). */
+	readonly maxConnections: number | undefined;
+}
+
+export function readWebhookOptions(ctx: TriggerContext): WebhookOptions {
+	const options = optionsOf<SavedWebhookOptions>(ctx);
+	return {
+		takeOver: options.takeOverExistingWebhook === true,
+		dropPendingUpdates: options.dropPendingUpdates === true,
+		maxConnections: wholeNumber(ctx, 'Max Connections', options.maxConnections, LIMITS.maxConnections),
+	};
+}
