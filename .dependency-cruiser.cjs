@@ -32,7 +32,9 @@ const ROOMS = [
 	// The trigger's delivery of answers (trigger/answerDelivery.ts) speaks the Send and Wait protocol.
 	{ room: 'shared/trigger', path: '^nodes/shared/trigger/', wing: 'shared', floor: 2 },
 	{ room: 'shared/sendAndWait', path: '^nodes/shared/sendAndWait/', wing: 'shared', floor: 1 },
-	{ room: 'shared', path: '^nodes/shared/[^/]+\\.ts$', wing: 'shared', floor: 0 },
+	{ room: 'shared', path: '^nodes/shared/[^/]+\\.ts$', wing: 'shared', floor: 1 },
+	// The transport stands on nothing else of nodes/: files.ts and Send and Wait's answered question call the service through it.
+	{ room: 'shared/transport', path: '^nodes/shared/transport/', wing: 'shared', floor: 0 },
 ];
 
 /** What the nodes may import from outside nodes/ and credentials/ (resolved paths; core modules by name). */

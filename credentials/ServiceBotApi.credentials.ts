@@ -7,7 +7,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { tokenPathSegment } from '../nodes/shared/token';
+import { tokenPathSegment } from '../nodes/shared/transport/token';
 
 /** `https://api.example.com/` and `https://api.example.com` mean the same service. */
 function trimBaseUrl(value: unknown): string {

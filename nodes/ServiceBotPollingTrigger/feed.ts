@@ -43,8 +43,10 @@
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ServiceFailure } from '../shared/transport';
-import { callMethod, failureOf, messageOf, pause, rereadToken } from '../shared/transport';
+import { apiRequest, pause } from '../shared/transport/client';
+import type { ServiceFailure } from '../shared/transport/failure';
+import { failureOf, messageOf } from '../shared/transport/failure';
+import { rereadToken } from '../shared/transport/token';
 import type { ChatAnswer } from '../shared/trigger/answerDelivery';
 import type { Holder } from '../shared/trigger/holders';
 import { describeWorkflows, holdersOf } from '../shared/trigger/holders';
@@ -323,7 +325,7 @@ export class BotFeed {
 		const body: IDataObject = { offset, limit: 1, timeout: 0 };
 		if (this.published.length > 0) body.allowed_updates = [...ALLOWED_UPDATES];
 		try {
-			await callMethod(ctx, 'getUpdates', body, { idempotent: true, retry: { rateLimitRetries: 0, transientRetries: 0 } });
+			await apiRequest(ctx, 'getUpdates', body, { idempotent: true, retry: { rateLimitRetries: 0, transientRetries: 0 } });
 			this.acknowledged = offset;
 			this.position = Math.max(this.position ?? 0, offset);
 		} catch (error) {
@@ -347,7 +349,7 @@ export class BotFeed {
 			const asked = Date.now();
 			let result: unknown;
 			try {
-				result = await callMethod(ctx, 'getUpdates', this.request(offset), {
+				result = await apiRequest(ctx, 'getUpdates', this.request(offset), {
 					idempotent: true,
 					longPollSeconds: this.longPollTimeout(),
 					abortSignal: this.signal,

@@ -31,7 +31,9 @@
 import type { IDataObject, INodeExecutionData, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { callMethod, messageOf, pause, refusalStatus, rereadToken } from '../shared/transport';
+import { apiRequest, pause } from '../shared/transport/client';
+import { messageOf, refusalStatus } from '../shared/transport/failure';
+import { rereadToken } from '../shared/transport/token';
 import type { ChatAnswer } from '../shared/trigger/answerDelivery';
 import { answerDesk } from '../shared/trigger/answerDelivery';
 import { deliverUpdate } from '../shared/trigger/deliver';
@@ -104,7 +106,7 @@ async function ensureNoWebhook(ctx: ITriggerFunctions, options: PollingOptions, 
 	// "Delete Existing Webhook" is for a webhook left behind, not for workflows of this n8n that use it.
 	if (!options.deleteExistingWebhook || holders.length > 0) throw webhookConflict(ctx, shown, holders);
 	ctx.logger.warn(`Service Bot Polling Trigger "${ctx.getNode().name}": deleting the bot's webhook (${shown}) ("Delete Existing Webhook" is on); whatever it delivered to stops receiving updates`);
-	await callMethod(ctx, 'deleteWebhook', {});
+	await apiRequest(ctx, 'deleteWebhook', {});
 }
 
 /** One user's messages in one chat, gathered into one execution (Group Messages Within). */

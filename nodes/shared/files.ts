@@ -15,8 +15,10 @@ import type { IBinaryData, IExecuteFunctions, ITriggerFunctions, IWebhookFunctio
 import { z } from 'zod/v4';
 
 import { LIMITS } from './spec';
-import type { FileResponse } from './transport';
-import { INCOMPLETE_BODY, callMethod, downloadFile, failureOf, messageOf } from './transport';
+import { apiRequest } from './transport/client';
+import type { FileResponse } from './transport/download';
+import { INCOMPLETE_BODY, downloadFile } from './transport/download';
+import { failureOf, messageOf } from './transport/failure';
 
 /** The contexts that may store binary data: the action node, the webhook and the polling trigger. */
 export type FileContext = IExecuteFunctions | IWebhookFunctions | ITriggerFunctions;
@@ -206,6 +208,6 @@ export async function downloadInto(ctx: FileContext, file: ServiceFile, facts: F
  */
 export async function fetchFile(ctx: FileContext, facts: FileFacts): Promise<IBinaryData> {
 	if (facts.fileSize !== undefined && facts.fileSize > DOWNLOAD_LIMIT) throw new FileTooBig(facts.fileId, facts.fileSize);
-	const file = serviceFileOf(await callMethod(ctx, 'getFile', { file_id: facts.fileId }, { idempotent: true }));
+	const file = serviceFileOf(await apiRequest(ctx, 'getFile', { file_id: facts.fileId }, { idempotent: true }));
 	return await downloadInto(ctx, file, facts);
 }

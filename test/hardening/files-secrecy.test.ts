@@ -15,7 +15,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
-import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport';
+import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport/client';
 import { startEmulator, type Emulator } from '../emulator';
 import { binaryStorageFolder, errorReports, executeNode, removeStoredFiles, startWebhookServer, storedMetadata, useBinaryDataStore } from '../harness';
 import { SAMPLES, fileOfMessage, type SampleFile } from '../shared/sample-files';

@@ -15,7 +15,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { callMethod, type RetryPolicy } from '../../nodes/shared/transport';
+import type { RetryPolicy } from '../../nodes/shared/transport/client';
+import { apiRequest } from '../../nodes/shared/transport/client';
 
 function parseJsonParameter(value: unknown): IDataObject {
 	if (typeof value === 'string') return value.trim() ? (JSON.parse(value) as IDataObject) : {};
@@ -23,7 +24,7 @@ function parseJsonParameter(value: unknown): IDataObject {
 }
 
 export class MethodCaller implements INodeType {
-	/** Every error `callMethod` threw, as thrown (n8n keeps only a plain copy in the run data). */
+	/** Every error `apiRequest` threw, as thrown (n8n keeps only a plain copy in the run data). */
 	static readonly thrown: unknown[] = [];
 
 	description: INodeTypeDescription = {
@@ -56,7 +57,7 @@ export class MethodCaller implements INodeType {
 				const body = parseJsonParameter(this.getNodeParameter('body', itemIndex));
 				const timeoutMs = this.getNodeParameter('timeoutMs', itemIndex) as number;
 				const retry = parseJsonParameter(this.getNodeParameter('retry', itemIndex)) as Partial<RetryPolicy>;
-				const result = await callMethod(this, method, body, {
+				const result = await apiRequest(this, method, body, {
 					itemIndex,
 					idempotent: this.getNodeParameter('idempotent', itemIndex) as boolean,
 					timeoutMs: timeoutMs > 0 ? timeoutMs : undefined,
@@ -101,21 +102,21 @@ export class EchoTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const info = await callMethod<{ url?: string }>(this, 'getWebhookInfo');
+				const info = await apiRequest<{ url?: string }>(this, 'getWebhookInfo');
 				return info.url === this.getNodeWebhookUrl('default');
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
 				const url = this.getNodeWebhookUrl('default');
 				if (!url) throw new NodeOperationError(this.getNode(), 'No webhook URL');
 				const secret = this.getNodeParameter('secret') as string;
-				await callMethod(this, 'setWebhook', { url, secret_token: secret });
+				await apiRequest(this, 'setWebhook', { url, secret_token: secret });
 				const staticData = this.getWorkflowStaticData('node') as EchoStaticData;
 				staticData.secret = secret;
 				staticData.registeredUrl = url;
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				await callMethod(this, 'deleteWebhook');
+				await apiRequest(this, 'deleteWebhook');
 				const staticData = this.getWorkflowStaticData('node') as EchoStaticData;
 				delete staticData.secret;
 				delete staticData.registeredUrl;

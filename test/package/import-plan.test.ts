@@ -23,15 +23,15 @@ afterAll(() => {
 });
 
 test('a planted import circle and a planted upward import each fail the check (its exit status, as npm test sees it), and nothing else does', () => {
-	// token.ts ← transport.ts already; this closes the circle.
-	appendFileSync(join(copy, 'nodes', 'shared', 'token.ts'), "import './transport';\n");
+	// upload.ts ← client.ts already; this closes the circle.
+	appendFileSync(join(copy, 'nodes', 'shared', 'transport', 'upload.ts'), "import './client';\n");
 	// parameters stand below resources (resources/method.ts imports parameters/param.ts).
 	appendFileSync(join(copy, 'nodes', 'ServiceBot', 'parameters', 'text.ts'), "import '../resources/method';\n");
 	const run = spawnSync(join(ROOT, 'node_modules', '.bin', 'depcruise'), ['--config', '.dependency-cruiser.cjs', '--output-type', 'err', 'nodes', 'credentials'], {
 		cwd: copy,
 		encoding: 'utf8',
 	});
-	expect(run.stdout).toContain('error no-circular: nodes/shared/token.ts → \n      nodes/shared/transport.ts →\n      nodes/shared/token.ts');
+	expect(run.stdout).toContain('error no-circular: nodes/shared/transport/client.ts → \n      nodes/shared/transport/upload.ts →\n      nodes/shared/transport/client.ts');
 	expect(run.stdout).toContain('error upward-import: parameters: nodes/ServiceBot/parameters/text.ts → nodes/ServiceBot/resources/method.ts');
 	expect(run.stdout).toContain('x 2 dependency violations (2 errors, 0 warnings)');
 	expect(run.status).toBe(2);

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport';
+import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport/client';
 import { readBinary, removeStoredFiles, storedMetadata, storeFiles, useBinaryDataStore } from '../harness';
 import { SAMPLES, fileOfMessage, serviceBytes, userSendsFile } from '../shared/sample-files';
 import { FILES, UUID } from '../spec';

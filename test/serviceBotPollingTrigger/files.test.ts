@@ -9,7 +9,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
 import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/poll';
-import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport';
+import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport/client';
 import type { Emulator } from '../emulator';
 import type { RunningTrigger } from '../harness';
 import { readBinary, removeStoredFiles, useBinaryDataStore } from '../harness';

@@ -8,7 +8,7 @@
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport';
+import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport/client';
 import type { Emulator } from '../emulator';
 import { readBinary, removeStoredFiles, useBinaryDataStore } from '../harness';
 import { SAMPLES, fileOfMessage, jpeg, serviceBytes, userSendsFile, type SampleFile } from '../shared/sample-files';

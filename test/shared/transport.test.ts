@@ -1,5 +1,5 @@
 /**
- * nodes/shared/transport.ts through real n8n contexts: every call goes through n8n-core's
+ * nodes/shared/transport/ through real n8n contexts: every call goes through n8n-core's
  * WorkflowExecute, ExecuteContext, httpRequestWithAuthentication (with the real credential class) and
  * n8n's outbound HTTP client, against the service emulator.
  */
@@ -7,10 +7,12 @@ import { NodeApiError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
 import { startEmulator, type Emulator } from '../emulator';
-import { errorReports, executeNode, freePort, type ExecuteNodeResult } from '../harness';
+import { createTriggerHarness, errorReports, executeNode, freePort, TestCredentialsHelper, type ExecuteNodeResult } from '../harness';
 import { safeJson, textsOf } from '../hardening/secrecy';
-import { MethodCaller } from '../harness/test-nodes';
-import { callMethod, failureOf } from '../../nodes/shared/transport';
+import { MethodCaller, SECRET_HEADER } from '../harness/test-nodes';
+import { ServiceBotTrigger } from '../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
+import { apiRequest } from '../../nodes/shared/transport/client';
+import { failureOf } from '../../nodes/shared/transport/failure';
 
 /** A loopback URL where nothing listens: a port that was free a moment ago. */
 async function closedPortUrl(): Promise<string> {
@@ -27,7 +29,8 @@ let emulator: Emulator;
 let chatId: string;
 
 beforeAll(async () => {
-	emulator = await startEmulator();
+	// Local webhooks: the token cache's test registers a webhook trigger at a loopback URL.
+	emulator = await startEmulator({ allowLocalWebhooks: true });
 	const { botId } = emulator.addBot({ token: TOKEN, name: 'Meta Bot' });
 	({ chatId } = emulator.addChat({
 		type: 'group',
@@ -104,7 +107,7 @@ function expectNoToken(token: string, result: ExecuteNodeResult): void {
 	}
 }
 
-describe('callMethod through real n8n contexts', () => {
+describe('apiRequest through real n8n contexts', () => {
 	it('reaches the service with the token intact and unwraps the {ok, result} envelope', async () => {
 		const { output, error } = await call('getMyName');
 		// The credential must put the token into the path as one encoded segment ('?' would cut it).
@@ -263,8 +266,8 @@ describe('the typed failure of each way a call can fail (what the poll loop and 
 					return { statusCode: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 30', parameters: { retry_after: 30 } } };
 				},
 			},
-		} as unknown as Parameters<typeof callMethod>[0];
-		const failure = await callMethod(context, 'getMyName', {}, { abortSignal: controller.signal }).then(
+		} as unknown as Parameters<typeof apiRequest>[0];
+		const failure = await apiRequest(context, 'getMyName', {}, { abortSignal: controller.signal }).then(
 			() => undefined,
 			(error: unknown) => failureOf(error),
 		);
@@ -365,5 +368,45 @@ describe('the token never appears in an error', () => {
 		const result = await call('getMyName', { accessToken: WRONG_TOKEN, continueOnFail: true });
 		expect(result.output[0].json.error).toBe('Unauthorized');
 		expectNoToken(WRONG_TOKEN, result);
+	});
+});
+
+describe('one token cache for every node of a credential', () => {
+	it('a push within 5 s of the action node reading the token is checked with that token, without reading the credential; 6 s later it is read anew', async () => {
+		const trigger = createTriggerHarness({
+			nodeType: new ServiceBotTrigger(),
+			parameters: { updates: ['*'], options: {} },
+			credentials: { accessToken: TOKEN, baseUrl: emulator.baseUrl },
+			webhookBaseUrl: `http://127.0.0.1:${await freePort()}/`,
+			typeVersion: 1,
+		});
+		await trigger.activate();
+		const secret = emulator.webhookOf(TOKEN)?.secretToken ?? '';
+		expect(secret).not.toBe('');
+		const push = async (updateId: number): Promise<number> =>
+			(
+				await trigger.receive({
+					headers: { [SECRET_HEADER]: secret },
+					body: { update_id: updateId, message: { message_id: updateId, date: 1_700_000_000, chat: { id: chatId, type: 'group' }, text: 'hello' } },
+				})
+			).status;
+		const reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted');
+		// Later than any token the activation (or an earlier test) read.
+		const now = Date.now() + 10_000;
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		try {
+			await call('getMyName');
+			expect(MethodCaller.thrown).toEqual([]);
+			reads.mockClear();
+			expect(await push(1)).toBe(200);
+			expect(reads).not.toHaveBeenCalled();
+			clock.mockReturnValue(now + 6_000);
+			expect(await push(2)).toBe(200);
+			expect(reads).toHaveBeenCalledTimes(1);
+		} finally {
+			clock.mockRestore();
+			reads.mockRestore();
+			await trigger.delete();
+		}
 	});
 });

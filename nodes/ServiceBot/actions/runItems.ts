@@ -11,7 +11,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { callMethod, failureOf, messageOf, tokenOf } from '../../shared/transport';
+import { apiRequest } from '../../shared/transport/client';
+import { failureOf, isRefusal, messageOf, refusalIn } from '../../shared/transport/failure';
+import { tokenOf } from '../../shared/transport/token';
 import { prepareBody, readBody } from '../parameters/body';
 import type { ItemContext } from '../parameters/param';
 import { nodeParameter } from '../parameters/param';
@@ -124,10 +126,9 @@ function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number):
 /** A refusal the method explains in its own words (of the request's `body`); the service's text stays in the description. */
 function explained(operation: ItemOperation, error: NodeApiError | NodeOperationError, body: IDataObject): NodeApiError | NodeOperationError {
 	const failure = failureOf(error);
-	if (!(error instanceof NodeApiError) || failure?.kind !== 'refused') return error;
-	const refusal = operation.refusals?.find((candidate) => candidate.status === failure.status && (!candidate.matches || candidate.matches.test(error.message)));
-	if (!refusal) return error;
-	const message = typeof refusal.message === 'string' ? refusal.message : refusal.message({ body, said: failure.description });
+	const refusal = refusalIn(operation.refusals, failure);
+	if (!(error instanceof NodeApiError) || failure?.kind !== 'refused' || !refusal) return error;
+	const message = typeof refusal.advice === 'string' ? refusal.advice : refusal.advice({ body, said: failure.description });
 	error.description = `The service said: ${error.message}. ${error.description ?? ''}`.trim();
 	error.message = message;
 	return error;
@@ -141,7 +142,7 @@ function explained(operation: ItemOperation, error: NodeApiError | NodeOperation
 async function mootOutcome(ctx: IExecuteFunctions, operation: ItemOperation, error: unknown): Promise<{ notice: string; report: boolean } | undefined> {
 	const { moot } = operation;
 	const failure = failureOf(error);
-	if (!moot || failure?.kind !== 'refused' || failure.status !== moot.status || !moot.matches.test(failure.description)) return undefined;
+	if (!moot || !isRefusal(moot, failure)) return undefined;
 	const notice = moot.notice(await tokenOf(ctx));
 	const report = ctx.getNode().typeVersion >= moot.since;
 	if (!report && notice.explains && error instanceof NodeApiError) {
@@ -226,7 +227,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 				for (const request of requests[itemIndex] ?? []) {
 					const longPoll = operation.longPollParam ? request.body[operation.longPollParam] : undefined;
 					const send = async (body: IDataObject): Promise<unknown> =>
-						await callMethod(this, request.method, body, {
+						await apiRequest(this, request.method, body, {
 							itemIndex,
 							idempotent: operation.idempotent === true,
 							longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,

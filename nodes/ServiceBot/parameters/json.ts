@@ -3,7 +3,7 @@
  * expression produced is taken as it is; text is parsed with JSON.parse, and a parse error says where
  * (from the position JSON.parse reports, as line and column) and what is wrong, in the node's style.
  */
-import { messageOf } from '../../shared/transport';
+import { messageOf } from '../../shared/transport/failure';
 
 import type { At, Problem } from './errors';
 import { inputError } from './errors';

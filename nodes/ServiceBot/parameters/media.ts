@@ -12,7 +12,7 @@ import type { IBinaryData, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { megabytes } from '../../shared/files';
 import { LIMITS } from '../../shared/spec';
-import { FileUpload } from '../../shared/transport';
+import { FileUpload } from '../../shared/transport/upload';
 import type { At } from './errors';
 import { inputError, listWords, quote } from './errors';
 import { checkFixedValue } from './fixed';

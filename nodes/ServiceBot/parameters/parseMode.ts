@@ -6,7 +6,7 @@
  */
 import type { IDataObject, INodePropertyOptions } from 'n8n-workflow';
 
-import { failureOf, messageOf } from '../../shared/transport';
+import { failureOf, messageOf } from '../../shared/transport/failure';
 import type { At } from './errors';
 import { inputError, show } from './errors';
 import type { Fallback, ParamKindDefinition } from './kind';

@@ -8,6 +8,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
+import type { KnownRefusal, RefusalAdvice } from '../../shared/transport/failure';
 import type { Fallback } from '../parameters/kind';
 import type { ItemContext, MarkupScope, Param } from '../parameters/param';
 
@@ -60,9 +61,7 @@ export interface PreparedRequest {
  * workflow goes on. Earlier versions fail as before, with `notice` as the message when it names the
  * cause (`explains`).
  */
-export interface MootRefusal {
-	readonly status: number;
-	readonly matches: RegExp;
+export interface MootRefusal extends KnownRefusal {
 	readonly since: number;
 	readonly result: unknown;
 	/** What happened, for the bot of `token` as this n8n knows it; `explains` when it names the cause. */
@@ -70,14 +69,12 @@ export interface MootRefusal {
 }
 
 /**
- * A refusal explained in the node's own words: a text, or one made from the request's body and the
- * service's words (to name the value refused).
+ * A refusal explained in the node's own words, in the shape of the transport's refusal advice
+ * (shared/transport/failure.ts). Its advice becomes the error's whole message (the service's words
+ * move to the description): a text, or one made from the request's body and the service's words (to
+ * name the value refused).
  */
-export interface Refusal {
-	readonly status: number;
-	readonly matches?: RegExp;
-	readonly message: string | ((request: { readonly body: IDataObject; readonly said: string }) => string);
-}
+export type Refusal = RefusalAdvice<string | ((request: { readonly body: IDataObject; readonly said: string }) => string)>;
 
 export interface Method {
 	/** The wire method name; also the operation's value in the node. */

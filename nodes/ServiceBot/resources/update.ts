@@ -45,7 +45,7 @@ export const updateMethods: readonly Method[] = inResource('update', [
 			{
 				status: 409,
 				matches: /webhook/i,
-				message:
+				advice:
 					"Get Updates can't be used while the bot has a webhook. Remove it with this node's Delete Webhook operation (Webhook resource), or deactivate the workflow whose Service Bot Trigger set it: that trigger receives the updates meanwhile.",
 			},
 		],

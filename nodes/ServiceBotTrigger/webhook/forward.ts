@@ -12,7 +12,8 @@
  */
 import type { IWebhookFunctions, RequestHelperFunctions } from 'n8n-workflow';
 
-import { messageOf, pause } from '../../shared/transport';
+import { pause } from '../../shared/transport/client';
+import { messageOf } from '../../shared/transport/failure';
 import { seenBefore } from '../../shared/trigger/duplicates';
 import type { Run } from '../../shared/trigger/identity';
 import { botKeyOf, fingerprint, keyed } from '../../shared/trigger/identity';

@@ -15,8 +15,9 @@
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { RetryPolicy } from '../../shared/transport';
-import { callMethod, messageOf, pause } from '../../shared/transport';
+import type { RetryPolicy } from '../../shared/transport/client';
+import { apiRequest, pause } from '../../shared/transport/client';
+import { messageOf } from '../../shared/transport/failure';
 import type { Run } from '../../shared/trigger/identity';
 import { botKeyOf, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
 import type { Holder } from '../../shared/trigger/holders';
@@ -191,7 +192,7 @@ async function registerListeners(
 		allowed_updates: [...ALLOWED_UPDATES],
 	};
 	if (maxConnections !== undefined) body.max_connections = maxConnections;
-	await callMethod(ctx, 'setWebhook', body, { idempotent: true, retry: WRITE_TIMING.retry });
+	await apiRequest(ctx, 'setWebhook', body, { idempotent: true, retry: WRITE_TIMING.retry });
 }
 
 /**
@@ -364,7 +365,7 @@ async function join(ctx: IHookFunctions, plan: Registration, record: Registratio
 		}
 		const startedAt = Date.now();
 		if (others.length === 0) {
-			await callMethod(ctx, 'setWebhook', plan.body, { idempotent: true, retry: WRITE_TIMING.retry });
+			await apiRequest(ctx, 'setWebhook', plan.body, { idempotent: true, retry: WRITE_TIMING.retry });
 			record.secretDigest = secretDigest(plan.secret);
 		} else {
 			delete record.secretDigest;
@@ -465,7 +466,7 @@ async function leaveListeners(ctx: IHookFunctions, token: string, self: Listener
 		);
 		const startedAt = Date.now();
 		if (others.length === 0) {
-			await callMethod(ctx, 'deleteWebhook', {}, { idempotent: true, retry: WRITE_TIMING.retry });
+			await apiRequest(ctx, 'deleteWebhook', {}, { idempotent: true, retry: WRITE_TIMING.retry });
 			if (record?.tookOverFrom) {
 				ctx.logger.warn(
 					`Service Bot Trigger "${node.name}": the test has ended and the bot has no webhook now. Before the test it delivered to ${record.tookOverFrom}: register it again there (for an n8n workflow: deactivate and activate it)`,

@@ -10,7 +10,7 @@ import { deliverUpdate } from '../../shared/trigger/deliver';
 import { hasFilesToDownload, withFiles } from '../../shared/trigger/files';
 import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
-import { CREDENTIAL_TYPE } from '../../shared/transport';
+import { recentToken } from '../../shared/transport/token';
 import { routed } from '../../shared/trigger/output';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { showTyping } from '../../shared/trigger/typing';
@@ -24,28 +24,12 @@ const WARN_INTERVAL_MS = 60_000;
  * Reading the credential makes n8n take an expression isolate: about 10 ms of CPU per push in a
  * queue-mode webhook process (measured, test/e2e/queue/README.md), the largest part of what this
  * trigger costs beyond a trigger that reads nothing. So a process checks pushes with the token it
- * read in the last few seconds; a push that does not match is checked again with the token read anew,
- * so a changed token is never a reason to refuse the service. (Copies forwarded to other workflows
- * are signed with the same token: for up to those seconds after a token change, with the old one.)
+ * read in the last few seconds (for any node of this credential: `recentToken`); a push that does not
+ * match is checked again with the token read anew, so a changed token is never a reason to refuse the
+ * service. (Copies forwarded to other workflows are signed with the same token: for up to those
+ * seconds after a token change, with the old one.)
  */
 const TOKEN_REUSE_MS = 5_000;
-/** Tokens read recently, by credential id (bounded: one entry per credential served). */
-const recentTokens = new Map<string, { token: string; readAt: number }>();
-
-async function tokenFor(ctx: IWebhookFunctions, reuse: boolean): Promise<{ token: string; reused: boolean }> {
-	const credentialId = ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id;
-	const recent = credentialId ? recentTokens.get(credentialId) : undefined;
-	const now = Date.now();
-	// A clock set back makes an entry look younger than it is: only an age from 0 counts.
-	const age = recent ? now - recent.readAt : -1;
-	if (reuse && recent && age >= 0 && age < TOKEN_REUSE_MS) return { token: recent.token, reused: true };
-	const token = await requireToken(ctx);
-	if (credentialId) {
-		if (recentTokens.size >= 1000) recentTokens.clear();
-		recentTokens.set(credentialId, { token, readAt: now });
-	}
-	return { token, reused: false };
-}
 
 /** When each trigger last warned about refused pushes (bounded: one entry per trigger served). */
 const lastWarned = new Map<string, number>();
@@ -87,11 +71,11 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const identity = identityOf(this);
 	const run = runOf(this);
 	const received = this.getHeaderData()[SECRET_HEADER];
-	const recent = await tokenFor(this, true);
-	let { token } = recent;
+	const recent = recentToken(this, TOKEN_REUSE_MS);
+	let token = recent ?? (await requireToken(this));
 	let sender = senderOf(this, token, received, identity, run);
-	if (!sender && recent.reused) {
-		({ token } = await tokenFor(this, false));
+	if (!sender && recent !== undefined) {
+		token = await requireToken(this);
 		sender = senderOf(this, token, received, identity, run);
 	}
 	const fromService = sender === 'service';

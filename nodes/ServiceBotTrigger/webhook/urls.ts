@@ -5,7 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
-import { CREDENTIAL_TYPE } from '../../shared/transport';
+import { CREDENTIAL_TYPE } from '../../shared/transport/token';
 import type { TriggerContext } from '../../shared/trigger/identity';
 
 export function sameUrl(a: string, b: string): boolean {

@@ -7,8 +7,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { ServiceBotContext } from '../transport';
-import { callMethod, failureOf, messageOf } from '../transport';
+import { apiRequest } from '../transport/client';
+import { failureOf, messageOf } from '../transport/failure';
+import type { ServiceBotContext } from '../transport/types';
 
 /**
  * The decisions this n8n process has seen resume an execution, so that a person whose answer lost
@@ -101,7 +102,7 @@ function alreadyShown(error: unknown): boolean {
 export async function sendQuestionUpdate(ctx: ServiceBotContext, question: QuestionRef, update: QuestionUpdate): Promise<boolean> {
 	const key = decisionKey(question.executionId, question.messageId);
 	try {
-		await callMethod(ctx, update.method, update.body, { idempotent: true, retry: QUESTION_UPDATE_RETRY });
+		await apiRequest(ctx, update.method, update.body, { idempotent: true, retry: QUESTION_UPDATE_RETRY });
 	} catch (error) {
 		if (!alreadyShown(error)) {
 			keepBounded(unsentUpdates);

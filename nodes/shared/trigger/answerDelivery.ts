@@ -17,7 +17,8 @@ import { rememberedDecision, resendQuestionUpdate } from '../sendAndWait/answere
 import type { AnswerButton, AnswerReply, AnswerRequest, WaitingReply } from '../sendAndWait/protocol';
 import { ANSWER_HEADER, FREE_TEXT, NOTICES, chatAnswerUrl, isAnswerData, readAnswerData, signAnswer, waitingBaseOf } from '../sendAndWait/protocol';
 import { LIMITS } from '../spec';
-import { CREDENTIAL_TYPE, callMethod } from '../transport';
+import { apiRequest } from '../transport/client';
+import { CREDENTIAL_TYPE } from '../transport/token';
 import type { TriggerContext } from './identity';
 import type { ReceivedUpdate } from './update';
 
@@ -182,7 +183,7 @@ async function bringAnswer(desk: AnswerDesk, button: AnswerButton, url: string, 
 
 async function notify(desk: AnswerDesk, callbackQueryId: string, text: string): Promise<void> {
 	try {
-		await callMethod(desk.ctx, 'answerCallbackQuery', {
+		await apiRequest(desk.ctx, 'answerCallbackQuery', {
 			callback_query_id: callbackQueryId,
 			text: Array.from(text).slice(0, LIMITS.callbackAnswerText.max).join(''),
 		});
@@ -193,7 +194,7 @@ async function notify(desk: AnswerDesk, callbackQueryId: string, text: string): 
 
 async function replyTo(desk: AnswerDesk, chatId: string, messageId: number, text: string): Promise<void> {
 	try {
-		await callMethod(desk.ctx, 'sendMessage', { chat_id: chatId, text, reply_to_message_id: messageId });
+		await apiRequest(desk.ctx, 'sendMessage', { chat_id: chatId, text, reply_to_message_id: messageId });
 	} catch (error) {
 		desk.ctx.logger.debug(`Service Bot Trigger "${desk.ctx.getNode().name}": the notice could not be sent: ${(error as Error).message}`);
 	}

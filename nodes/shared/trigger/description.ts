@@ -2,7 +2,7 @@
 import type { INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 
 import { LIMITS, UPDATE_TYPES } from '../spec';
-import { CREDENTIAL_TYPE } from '../transport';
+import { CREDENTIAL_TYPE } from '../transport/token';
 import type { PhotoSize } from './files';
 import { BINARY_FIELD } from './files';
 import { OUTPUT_KINDS } from './output';

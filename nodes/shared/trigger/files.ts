@@ -9,7 +9,7 @@ import type { IBinaryKeyData, IDataObject, INodeExecutionData } from 'n8n-workfl
 
 import type { FileContext, FileFacts } from '../files';
 import { failureText, fetchFile, problemOf } from '../files';
-import { redact, tokenOf } from '../transport';
+import { redact, tokenOf } from '../transport/token';
 import type { ReceivedFile, ReceivedUpdate } from './update';
 
 /** Which size of a photo the fields describe and Download Files fetches (the service sends several). */

@@ -8,7 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { SWITCH_TO_EXPRESSION, fixedLooksLikeExpression } from '../fixedMode';
 import { UPDATE_TYPES, UUID_PATTERN } from '../spec';
-import { tokenOf } from '../transport';
+import { tokenOf } from '../transport/token';
 import type { DeliverySettings } from './deliver';
 import type { PhotoSize } from './files';
 import { PHOTO_SIZES } from './files';

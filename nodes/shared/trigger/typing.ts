@@ -6,14 +6,15 @@
  * would linger for its five seconds. It never fails a delivery: a refusal (a chat the bot may not
  * write to) is logged at debug level.
  */
-import { callMethod, messageOf } from '../transport';
+import { apiRequest } from '../transport/client';
+import { messageOf } from '../transport/failure';
 import type { TriggerContext } from './identity';
 import type { ReceivedUpdate } from './update';
 
 export function showTyping(ctx: TriggerContext, update: ReceivedUpdate): void {
 	const { chatId } = update;
 	if (chatId === undefined || update.type !== 'message') return;
-	void callMethod(ctx, 'sendChatAction', { chat_id: chatId, action: 'typing' }, { retry: { rateLimitRetries: 0, transientRetries: 0 } }).catch(
+	void apiRequest(ctx, 'sendChatAction', { chat_id: chatId, action: 'typing' }, { retry: { rateLimitRetries: 0, transientRetries: 0 } }).catch(
 		(error: unknown) => {
 			ctx.logger.debug(`"${ctx.getNode().name}": could not show typing in chat ${chatId}: ${messageOf(error)}`);
 		},

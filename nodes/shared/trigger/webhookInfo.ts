@@ -1,8 +1,9 @@
 /** The bot's current webhook (getWebhookInfo, spec part 4.5), read tolerantly: both deliveries ask. */
 import { z } from 'zod/v4';
 
-import type { ServiceBotContext } from '../transport';
-import { callMethod, redact } from '../transport';
+import { apiRequest } from '../transport/client';
+import { redact } from '../transport/token';
+import type { ServiceBotContext } from '../transport/types';
 
 const WebhookInfo = z.looseObject({
 	/** '' when the bot has no webhook. */
@@ -14,7 +15,7 @@ const WebhookInfo = z.looseObject({
 type WebhookInfo = z.infer<typeof WebhookInfo>;
 
 export async function webhookInfo(ctx: ServiceBotContext, abortSignal?: AbortSignal): Promise<WebhookInfo> {
-	const info = WebhookInfo.safeParse(await callMethod(ctx, 'getWebhookInfo', {}, { idempotent: true, abortSignal }));
+	const info = WebhookInfo.safeParse(await apiRequest(ctx, 'getWebhookInfo', {}, { idempotent: true, abortSignal }));
 	return info.success ? info.data : {};
 }
 

@@ -29,7 +29,7 @@ import { claimQuestion, rememberDecision, sendQuestionUpdate } from '../../../sh
 import type { AnswerReply, AnswerRequest, WaitingReply } from '../../../shared/sendAndWait/protocol';
 import { ANSWER_HEADER, CHAT_ANSWER_PATH, NOTICES, answerSignatureMatches } from '../../../shared/sendAndWait/protocol';
 import { LIMITS } from '../../../shared/spec';
-import { tokenOf } from '../../../shared/transport';
+import { tokenOf } from '../../../shared/transport/token';
 import { splitText } from '../../helpers/splitText';
 import { noticePage, questionPage } from './page';
 import type { AskedQuestion, Question } from './question';

@@ -18,7 +18,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { holdersOf } from '../../../shared/trigger/holders';
 import { displayUrl, webhookInfo } from '../../../shared/trigger/webhookInfo';
-import { tokenOf } from '../../../shared/transport';
+import { tokenOf } from '../../../shared/transport/token';
 import type { At } from '../../parameters/errors';
 import { inputError } from '../../parameters/errors';
 

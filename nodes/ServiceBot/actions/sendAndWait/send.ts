@@ -14,7 +14,7 @@ import { WAIT_INDEFINITELY } from 'n8n-workflow';
 import type { Choice } from '../../../shared/sendAndWait/protocol';
 import { answerButtonData, FREE_TEXT, resumeTokenOf } from '../../../shared/sendAndWait/protocol';
 import { LIMITS } from '../../../shared/spec';
-import { callMethod } from '../../../shared/transport';
+import { apiRequest } from '../../../shared/transport/client';
 import { checkValue, readParam } from '../../parameters/body';
 import { checkFixedValue } from '../../parameters/fixed';
 import type { At } from '../../parameters/errors';
@@ -122,13 +122,13 @@ export async function sendAndWait(this: IExecuteFunctions): Promise<INodeExecuti
 	const answerData = question.collect === 'inChat' ? answerButtons(this, at, resumeUrl) : () => '';
 	if (question.collect === 'inChat') await checkAnswersCanArrive(this, at, resumeUrl);
 
-	const sent = await callMethod<IDataObject>(this, 'sendMessage', {
+	const sent = await apiRequest<IDataObject>(this, 'sendMessage', {
 		chat_id: chatId,
 		text,
 		...(question.parseMode ? { parse_mode: question.parseMode } : {}),
 	});
 	const place = { chatId: String((sent.chat as IDataObject | undefined)?.id ?? chatId), messageId: Number(sent.message_id) };
-	await callMethod(this, 'editMessageReplyMarkup', {
+	await apiRequest(this, 'editMessageReplyMarkup', {
 		chat_id: place.chatId,
 		message_id: place.messageId,
 		reply_markup: { inline_keyboard: keyboardOf(this, question, place, answerData) },

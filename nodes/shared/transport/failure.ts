@@ -1,0 +1,298 @@
+/**
+ * What went wrong with a call to the service, in two forms: the typed failure callers decide on
+ * (`failureOf`), and the `NodeApiError` users read, in the service's own words where it gave any,
+ * with what to do where a user can act (the one table of refusal advice), never with the token in it.
+ */
+import type { JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { redact } from './token';
+import type { Envelope, FullResponse, ServiceBotContext } from './types';
+
+/** What went wrong with a call, as callers decide on it. */
+export type ServiceFailure =
+	/** The caller aborted the call (its signal) before the service answered. */
+	| { readonly kind: 'cancelled' }
+	/** The service could not be reached; `nothingSent` when the request provably did not leave. */
+	| { readonly kind: 'network'; readonly code?: string; readonly nothingSent: boolean }
+	/** No answer in time: the service may have acted. */
+	| { readonly kind: 'timeout' }
+	/** The service refused (a 4xx, or ok:false) with its own description; 429 carries its retry_after. */
+	| { readonly kind: 'refused'; readonly status: number; readonly description: string; readonly retryAfterSeconds?: number }
+	/** A 5xx: the service (or a proxy before it) had a problem and may have acted. */
+	| { readonly kind: 'serverError'; readonly status: number }
+	/** The service answered, but not with its JSON envelope (a proxy's page, an empty body). */
+	| { readonly kind: 'malformed'; readonly status: number };
+
+const failures = new WeakMap<NodeApiError, ServiceFailure>();
+
+/** The message of anything thrown, for log lines and errors of our own. */
+export function messageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
+/** The typed failure of an error thrown by `apiRequest` or `downloadFile`; undefined for any other error. */
+export function failureOf(error: unknown): ServiceFailure | undefined {
+	return error instanceof NodeApiError ? failures.get(error) : undefined;
+}
+
+/** The status of a refusal (`refused`), else undefined. */
+export function refusalStatus(error: unknown): number | undefined {
+	const failure = failureOf(error);
+	return failure?.kind === 'refused' ? failure.status : undefined;
+}
+
+/**
+ * A refusal of the service, known by its status and the service's own words. The descriptions are the
+ * Telegram-compatible ones the service answers with (the spec shows none).
+ */
+export interface KnownRefusal {
+	readonly status: number;
+	readonly matches: RegExp;
+}
+
+/**
+ * A refusal a user can act on, and what to do about it. The transport appends the advice of its table
+ * to the error's message, because n8n's toast shows only the message; the service's own words stay
+ * first (and alone in the typed failure). A method's own refusals (`Method.refusals`) are written the
+ * same way, their advice in the node's words (made from the request where it names a value).
+ */
+export interface RefusalAdvice<Advice = string> extends KnownRefusal {
+	readonly advice: Advice;
+}
+
+/** Whether a failure is the refusal `known` describes. */
+export function isRefusal(known: KnownRefusal, failure: ServiceFailure | undefined): failure is Extract<ServiceFailure, { kind: 'refused' }> {
+	return failure?.kind === 'refused' && failure.status === known.status && known.matches.test(failure.description);
+}
+
+/** The entry of `table` that a failure is, if any. */
+export function refusalIn<T extends KnownRefusal>(table: readonly T[] | undefined, failure: ServiceFailure | undefined): T | undefined {
+	return table?.find((known) => isRefusal(known, failure));
+}
+
+/** Refusals that any call can meet, and what to do about each. */
+const REFUSAL_ADVICE: readonly RefusalAdvice[] = [
+	{
+		status: 400,
+		matches: /chat not found/i,
+		advice:
+			"Check the Chat ID: use the chat_id of an update the bot received (the trigger's chat_id field) or the @username of a public group or channel; the bot must be in that chat",
+	},
+	{
+		status: 403,
+		matches: /bot is not a member|bot was kicked|not enough rights|have no rights|administrator rights/i,
+		advice: 'Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again',
+	},
+	{
+		status: 403,
+		matches: /blocked by the user/i,
+		advice: 'The user blocked the bot: it can write to them again once they start it again',
+	},
+	{
+		status: 400,
+		matches: /message can't be edited/i,
+		advice:
+			"Only messages the bot sent can be edited: check the Message ID (a trigger's message_id is the user's message; a click's callback_query.message is the bot's)",
+	},
+	{
+		status: 400,
+		matches: /message to (edit|delete|pin|unpin|forward|copy) not found|message to be replied not found/i,
+		advice: 'Check the Message ID: it must be a message of this chat that still exists',
+	},
+	{
+		status: 400,
+		matches: /query is too old|query ID is invalid/i,
+		advice: 'Answer a button click once, within seconds of the tap (Answer Callback Query right after the trigger)',
+	},
+];
+
+/** The service's description with what to do, when the refusal is one a user can act on. */
+function withAdvice(failure: Extract<ServiceFailure, { kind: 'refused' }>): string {
+	const found = refusalIn(REFUSAL_ADVICE, failure);
+	return found ? `${failure.description.replace(/[.\s]+$/, '')}. ${found.advice}` : failure.description;
+}
+
+/** What a failed request was, for its error. */
+export interface FailedRequest {
+	/** The method named in the error's response (`file` for a download). */
+	readonly method: string;
+	/** What the request does, in messages: the method's name, or "the download of file …". */
+	readonly subject: string;
+	readonly itemIndex?: number;
+}
+
+export function apiError(
+	ctx: ServiceBotContext,
+	token: string,
+	failure: ServiceFailure,
+	details: {
+		method: string;
+		message: string;
+		/** The service's own words, when they differ from the message. */
+		said?: string;
+		description: string;
+		httpCode: number;
+		errorCode?: number;
+		itemIndex?: number;
+		retryAfter?: number;
+	},
+): NodeApiError {
+	const response: JsonObject = {
+		ok: false,
+		method: details.method,
+		error_code: details.errorCode ?? details.httpCode,
+		description: redact(details.said ?? details.message, token),
+	};
+	if (details.retryAfter !== undefined) response.parameters = { retry_after: details.retryAfter };
+	const error = new NodeApiError(ctx.getNode(), response, {
+		message: redact(details.message, token),
+		description: redact(details.description, token),
+		httpCode: String(details.httpCode),
+		itemIndex: details.itemIndex,
+	});
+	// The stack is built from the message above, which is already redacted; keep it that way.
+	error.stack = redact(error.stack ?? '', token);
+	failures.set(error, failure);
+	return error;
+}
+
+/** The call was aborted (its signal) before the service answered, or while it waited to retry. */
+export function cancelledError(ctx: ServiceBotContext, token: string, request: FailedRequest): NodeApiError {
+	return apiError(ctx, token, { kind: 'cancelled' }, {
+		method: request.method,
+		httpCode: 499,
+		message: `${request.subject} was cancelled`,
+		description: 'The request was aborted before the service answered.',
+		itemIndex: request.itemIndex,
+	});
+}
+
+/** A network error's message with its cause's (Node puts the useful part, ECONNREFUSED …, there). */
+function messageWithCause(error: unknown): string {
+	if (error instanceof Error) {
+		const cause = (error as { cause?: unknown }).cause;
+		const causeMessage = cause instanceof Error ? cause.message : '';
+		return causeMessage && causeMessage !== error.message ? `${error.message}: ${causeMessage}` : error.message;
+	}
+	return String(error);
+}
+
+/** No answer came (`broken`, the error of the connection or of a body cut off) after `attempts`. */
+export function unansweredError(
+	ctx: ServiceBotContext,
+	token: string,
+	request: FailedRequest & { readonly readOnly: boolean },
+	broken: unknown,
+	connection: { readonly code?: string; readonly nothingSent: boolean },
+	attempts: number,
+): NodeApiError {
+	const { code, nothingSent } = connection;
+	const timedOut = code === 'ETIMEDOUT' || code === 'ECONNABORTED';
+	const failure: ServiceFailure = timedOut ? { kind: 'timeout' } : { kind: 'network', code, nothingSent };
+	// The httpCode only labels the error in n8n's panel (no HTTP status came); callers use `failure`.
+	return apiError(ctx, token, failure, {
+		method: request.method,
+		httpCode: timedOut ? 504 : 503,
+		message: timedOut
+			? `The service did not answer ${request.subject} in time`
+			: `Could not reach the service for ${request.subject}: ${messageWithCause(broken)}`,
+		description: nothingSent
+			? 'Check the base URL in the Service Bot API credential and that the service is reachable.'
+			: request.readOnly
+				? `Gave up after ${attempts} attempts.`
+				: 'The request may have reached the service, so it was not repeated: check before sending again.',
+		itemIndex: request.itemIndex,
+	});
+}
+
+function describeUnknown(value: unknown, token: string): string {
+	let text: string;
+	if (typeof value === 'string') text = value;
+	else {
+		try {
+			text = JSON.stringify(value) ?? String(value);
+		} catch {
+			text = String(value);
+		}
+	}
+	text = text.replace(/\s+/g, ' ').trim();
+	return redact(text.length > 300 ? `${text.slice(0, 300)}…` : text, token);
+}
+
+function hintFor(statusCode: number, method: string): string {
+	if (statusCode === 401) return 'The access token was not accepted. Check the token in the Service Bot API credential.';
+	if (statusCode === 404)
+		return `Nothing answered ${method} at this address. Check the base URL and the token in the credential.`;
+	if (statusCode === 403) return 'The bot may not do this here, for example because it is not a member of the chat.';
+	if (statusCode === 409) return 'This conflicts with the bot\'s current state, for example polling while a webhook is set.';
+	if (statusCode === 429) return 'The service is rate-limiting the bot. Lower the concurrency or try again later.';
+	if (statusCode >= 500) return 'The service had a problem. It may have acted anyway, so check before sending again.';
+	return `The service refused ${method} (HTTP ${statusCode}).`;
+}
+
+/** A refusal or an unreadable answer, in the service's own words or a plain explanation. */
+export interface RefusedAnswer {
+	readonly message: string;
+	readonly description: string;
+	readonly errorCode?: number;
+	readonly retryAfter?: number;
+	/** Whether the service answered with its JSON envelope. */
+	readonly envelope: boolean;
+	/** The status the refusal stands for: the HTTP status, or a 2xx answer's error_code (else 502). */
+	readonly status: number;
+}
+
+/** Turns a non-2xx or unparseable response into the service's own words, or a plain explanation. */
+export function refusalOf(subject: string, response: FullResponse, token: string): RefusedAnswer {
+	const { body, statusCode } = response;
+	const success = statusCode >= 200 && statusCode < 300;
+	if (body && typeof body === 'object' && !Array.isArray(body)) {
+		const envelope = body as Envelope;
+		const description = typeof envelope.description === 'string' ? envelope.description : '';
+		const errorCode = typeof envelope.error_code === 'number' ? envelope.error_code : undefined;
+		const retryAfter =
+			typeof envelope.parameters?.retry_after === 'number' ? envelope.parameters.retry_after : undefined;
+		return {
+			message: description || `The service refused ${subject} (HTTP ${statusCode})`,
+			description: hintFor(statusCode, subject),
+			errorCode,
+			retryAfter,
+			envelope: true,
+			status: success ? (errorCode ?? 502) : statusCode,
+		};
+	}
+	const excerpt = describeUnknown(body, token);
+	// A success status with an unreadable body: the service most likely did what was asked.
+	const hint = success
+		? 'The service answered with a success status, so it has probably acted: check before sending again.'
+		: hintFor(statusCode, subject);
+	return {
+		message: `The service sent an answer to ${subject} that is not the expected JSON (HTTP ${statusCode})`,
+		description: `${hint} Start of the answer: ${excerpt || '(empty)'}`.trim(),
+		envelope: false,
+		status: success ? 502 : statusCode,
+	};
+}
+
+/** The error of a refusal the exchange does not wait out or repeat. */
+export function refusedError(ctx: ServiceBotContext, token: string, request: FailedRequest, response: FullResponse, refusal: RefusedAnswer): NodeApiError {
+	const { status } = refusal;
+	const failure: ServiceFailure =
+		response.statusCode >= 500
+			? { kind: 'serverError', status }
+			: refusal.envelope
+				? { kind: 'refused', status, description: refusal.message, retryAfterSeconds: refusal.retryAfter }
+				: { kind: 'malformed', status: response.statusCode };
+	return apiError(ctx, token, failure, {
+		method: request.method,
+		httpCode: status,
+		errorCode: refusal.errorCode,
+		said: refusal.message,
+		// What to do, where the user can act: n8n's toast shows only the message.
+		message: failure.kind === 'refused' ? withAdvice(failure) : refusal.message,
+		description: refusal.description,
+		itemIndex: request.itemIndex,
+		retryAfter: refusal.retryAfter,
+	});
+}
