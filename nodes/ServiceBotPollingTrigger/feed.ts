@@ -69,6 +69,16 @@ export const POLL_TIMING = {
 	/** Pause after an empty answer that came back early (no long poll), so the loop never spins. */
 	idlePauseMs: 1000,
 	/**
+	 * How long an emitted update's execution may go unconfirmed before the feed tells the service the
+	 * update is done anyway. n8n confirms an execution when it has run (the emit's done promise); until
+	 * then the feed asks from that update, so that n8n killed before it created the execution fetches the
+	 * update again. Creating one takes n8n milliseconds, seconds when it is very busy; a workflow that runs
+	 * longer than this (an AI agent) certainly has its execution, and holding on would only slow the bot.
+	 */
+	confirmWithinMs: 10_000,
+	/** Pause between requests while an execution is unconfirmed (the service answers at once: no long poll). */
+	unconfirmedPauseMs: 250,
+	/**
 	 * How long a feed that started from a saved offset acknowledges nothing beyond it. When n8n starts,
 	 * it publishes its workflows one after another; a workflow joining a few seconds after the first
 	 * must still find the updates that arrived while n8n was down.
@@ -136,6 +146,11 @@ export interface FeedMember {
 	 */
 	readonly held: number | undefined;
 	/**
+	 * The first update it emitted whose execution n8n has not confirmed yet (see `confirmWithinMs`): the
+	 * service keeps it too, so that n8n killed before creating the execution fetches it again.
+	 */
+	readonly unconfirmed: number | undefined;
+	/**
 	 * Takes one update (its id is `next` or above). Returns an answer to a waiting execution when this
 	 * trigger was asked to bring answers and the update is one: the feed brings it, after acknowledging.
 	 */
@@ -166,6 +181,10 @@ export class BotFeed {
 	private readonly startedAt = Date.now();
 	private startOffset: number | undefined;
 	private started = false;
+	/** The offset of the request under way or last made. */
+	private asked: number | undefined;
+	/** Ends the loop's pause early: an execution was confirmed, so the offset can move on. */
+	private nudge = new AbortController();
 
 	constructor(
 		/** Where `feeds` has it: the key of the token it polls with (see `switchTo`). */
@@ -276,11 +295,19 @@ export class BotFeed {
 		for (const member of this.members.splice(0)) member.ctx.emitError(errorFor(member.ctx));
 	}
 
+	/**
+	 * An execution a member emitted was confirmed (or failed to start): when that lets the offset move
+	 * on, the loop asks at once instead of finishing its pause.
+	 */
+	confirmed(): void {
+		if (this.requestOffset() !== this.asked) this.nudge.abort();
+	}
+
 	/** The offset to ask with: the smallest need of the published triggers; without them, the position. */
 	private requestOffset(): number | undefined {
 		const needs = this.published
-			.map((member) => (member.held !== undefined && (member.next === undefined || member.held < member.next) ? member.held : member.next))
-			.filter((next): next is number => next !== undefined);
+			.map((member) => Math.min(...[member.next, member.held, member.unconfirmed].filter((id): id is number => id !== undefined)))
+			.filter((next) => Number.isFinite(next));
 		const offset = needs.length > 0 ? Math.min(...needs) : this.position;
 		return this.holding && offset !== undefined ? Math.min(offset, this.startOffset ?? offset) : offset;
 	}
@@ -342,6 +369,7 @@ export class BotFeed {
 			const ctx = this.caller;
 			if (!ctx) return;
 			const offset = this.requestOffset();
+			this.asked = offset;
 			if (!this.started) {
 				this.started = true;
 				this.startOffset = offset;
@@ -412,9 +440,14 @@ export class BotFeed {
 				stuck = 0;
 				continue;
 			}
-			// Nothing moved on: the feed is young (see `startGraceMs`), a trigger holds messages it groups,
-			// or only tests listen and the waiting updates are not theirs (look again later), or entries
-			// without an update_id came, which cannot be acknowledged: ask less and less often.
+			// Nothing moved on: executions n8n has not confirmed yet (ask again soon, at once when one is),
+			// the feed is young (see `startGraceMs`), a trigger holds messages it groups, or only tests
+			// listen and the waiting updates are not theirs (look again later), or entries without an
+			// update_id came, which cannot be acknowledged: ask less and less often.
+			if (this.published.some((member) => member.unconfirmed !== undefined)) {
+				await this.pauseUnlessConfirmed(POLL_TIMING.unconfirmedPauseMs);
+				continue;
+			}
 			if (this.holding || this.published.length === 0 || this.published.some((member) => member.held !== undefined)) {
 				await pause(POLL_TIMING.idlePauseMs, this.signal);
 				continue;
@@ -426,6 +459,13 @@ export class BotFeed {
 			}
 			await pause(wait, this.signal);
 		}
+	}
+
+	/** Pauses for `ms`, or until an execution's confirmation lets the offset move on. */
+	private async pauseUnlessConfirmed(ms: number): Promise<void> {
+		this.nudge = new AbortController();
+		if (this.requestOffset() !== this.asked) return;
+		await pause(ms, AbortSignal.any([this.signal, this.nudge.signal]));
 	}
 
 	/**

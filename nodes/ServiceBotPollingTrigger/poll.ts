@@ -12,7 +12,12 @@
  * have done one and not the other. n8n stopping before an emit, or killed with either half done,
  * fetches the update again after the restart; it runs if its execution was never created, and the
  * emit's deduplication key makes n8n 2.x refuse it if it was (n8n 1.x has no such key: there it runs
- * again). A clean stop acknowledges what was emitted (feed.ts), so a restart fetches nothing again.
+ * again). The feed tells the service an emitted update is done only once n8n confirmed its execution
+ * (the emit's done promise settles when the execution has run, or was refused as a duplicate) or a
+ * while after the emit (`confirmWithinMs`): n8n creates the execution a little after the emit (it
+ * reads the workflow first, then inserts it), and a kill meanwhile would otherwise lose the update with
+ * no execution to show for it. A clean stop acknowledges what was emitted (feed.ts), so a restart
+ * fetches nothing again.
  *
  * Group Messages Within holds a user's messages in one chat until the user has been quiet for N
  * seconds, then emits them as one item. While they wait, the saved offset and the feed's
@@ -48,9 +53,13 @@ import { holderOf, holdersOf, recordHolder, warnOfSharedClicks } from '../shared
 import { showTyping } from '../shared/trigger/typing';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
-import { joinFeed, tokenRefused, webhookConflict } from './feed';
+import { POLL_TIMING, joinFeed, tokenRefused, webhookConflict } from './feed';
 import type { PollingOptions } from './options';
 import { readPollingOptions } from './options';
+
+/** An emit's done promise, as n8n's emit takes it (the type's package is not n8n-workflow). */
+type Done = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
+type DoneRun = Awaited<Done['promise']>;
 
 export { POLL_TIMING, backoff, retryWait } from './feed';
 
@@ -156,6 +165,11 @@ class PollingMember implements FeedMember {
 	private readonly replaying = new Map<number, ReceivedUpdate[]>();
 	private readonly waiters = new Set<Promise<void>>();
 	private readonly stopping = new AbortController();
+	/**
+	 * Emitted updates whose executions n8n has not confirmed yet, by the first update each ran (a
+	 * grouped run's first message), with when they were emitted.
+	 */
+	private readonly emittedAt = new Map<number, number>();
 
 	/** The environment for an update whose answer another member brings. */
 	private readonly leavingAnswers: DeliveryEnvironment;
@@ -239,9 +253,41 @@ class PollingMember implements FeedMember {
 	 * key (a unique index of its executions table, n8n 2.x): an update fetched again after n8n stopped
 	 * between creating its execution and saving the offset does not run twice. Older n8n ignores it.
 	 */
-	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number): void {
+	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number, first = updateId): void {
 		const deduplicationKey = `service-bot:${this.environment.windowKey}:${updateId}`;
-		this.ctx.emit(routed(update, item, this.environment.settings), undefined, undefined, deduplicationKey);
+		this.ctx.emit(routed(update, item, this.environment.settings), undefined, this.test ? undefined : this.confirmation(first), deduplicationKey);
+	}
+
+	/**
+	 * The done promise of an emit: n8n settles it once the execution has run (resolved also when it
+	 * refused the execution as a duplicate, rejected when it could not start it). Until then, or until
+	 * `confirmWithinMs` passed, the update stays unacknowledged (`unconfirmed`).
+	 */
+	private confirmation(first: number): Done {
+		this.emittedAt.set(first, Date.now());
+		let resolve: Done['resolve'] = () => {};
+		let reject: Done['reject'] = () => {};
+		const promise = new Promise<DoneRun>((resolved, rejected) => {
+			resolve = resolved;
+			reject = rejected;
+		});
+		const settled = (): void => {
+			this.emittedAt.delete(first);
+			this.feed?.confirmed();
+		};
+		promise.then(settled, settled);
+		return { promise, resolve, reject };
+	}
+
+	/** The first update whose execution is unconfirmed and young enough to wait for (see `confirmation`). */
+	get unconfirmed(): number | undefined {
+		const now = Date.now();
+		let first: number | undefined;
+		for (const [id, at] of this.emittedAt) {
+			if (now - at >= POLL_TIMING.confirmWithinMs) this.emittedAt.delete(id);
+			else first = Math.min(first ?? id, id);
+		}
+		return first;
 	}
 
 	/**
@@ -272,6 +318,11 @@ class PollingMember implements FeedMember {
 		return firsts.length > 0 ? Math.min(...firsts) : undefined;
 	}
 
+	/** What the offset saved with an emit must not pass: messages gathered, executions unconfirmed. */
+	private get keepFrom(): number {
+		return Math.min(this.held ?? Number.POSITIVE_INFINITY, this.unconfirmed ?? Number.POSITIVE_INFINITY);
+	}
+
 	async take(body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<ChatAnswer | undefined> {
 		const delivery = await deliverUpdate(body, bringsAnswers ? this.environment : this.leavingAnswers);
 		if (updateId === undefined || delivery.updateId === undefined) {
@@ -295,7 +346,7 @@ class PollingMember implements FeedMember {
 		// beyond a message still gathered, so n8n stopping hard meanwhile fetches it again. An update
 		// that runs keeps itself in the saved offset: n8n saves it while it creates the execution, and
 		// a process killed in between must fetch it again (its deduplication key refuses a second run).
-		this.storeOffset(Math.min(runsNow ? updateId : updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
+		this.storeOffset(Math.min(runsNow ? updateId : updateId + 1, this.keepFrom));
 		if (gathered) return undefined;
 		if (delivery.run) {
 			this.emitUpdate(delivery.update, item ?? { json: delivery.item }, updateId);
@@ -369,8 +420,8 @@ class PollingMember implements FeedMember {
 				}
 				// The offset saved with it stays below the others still gathered; the run is saved with it.
 				this.storeRuns([...this.runs, group.updates.map((update) => update.updateId)]);
-				this.storeOffset(Math.min(first, this.held ?? Number.POSITIVE_INFINITY));
-				this.emitUpdate(last, item, last.updateId);
+				this.storeOffset(Math.min(first, this.keepFrom));
+				this.emitUpdate(last, item, last.updateId, first);
 			} finally {
 				group.hasRun();
 			}
@@ -387,7 +438,7 @@ class PollingMember implements FeedMember {
 		updates.push(update);
 		this.replaying.set(last, updates);
 		if (update.updateId === last) return await this.runAgain(last);
-		this.storeOffset(Math.min(update.updateId + 1, this.held ?? Number.POSITIVE_INFINITY));
+		this.storeOffset(Math.min(update.updateId + 1, this.keepFrom));
 	}
 
 	private async runAgain(last: number): Promise<void> {
@@ -395,8 +446,8 @@ class PollingMember implements FeedMember {
 		if (!updates) return;
 		this.replaying.delete(last);
 		const item = await this.withFiles(updates, groupedItem(updates, this.environment.settings));
-		this.storeOffset(Math.min(updates[0].updateId, this.held ?? Number.POSITIVE_INFINITY));
-		this.emitUpdate(updates[updates.length - 1], item, last);
+		this.storeOffset(Math.min(updates[0].updateId, this.keepFrom));
+		this.emitUpdate(updates[updates.length - 1], item, last, updates[0].updateId);
 	}
 
 	/** The feed cannot move on past them: the messages gathered from before `before` run now. */

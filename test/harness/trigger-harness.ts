@@ -48,6 +48,7 @@ import type {
 	INodeExecutionData,
 	INodeParameters,
 	INodeType,
+	ITriggerFunctions,
 	IWebhookData,
 	IWebhookDescription,
 	IWorkflowExecuteAdditionalData,
@@ -129,6 +130,12 @@ export interface RunningTrigger {
 	close(): Promise<void>;
 	/** Whether close() has run (also after emitError, which makes n8n remove the trigger). */
 	readonly closed: boolean;
+	/** How many emits the trigger made (also those whose execution is not created yet, or was refused). */
+	readonly emits: number;
+	/** With `executions: 'whenAsked'`: n8n creates (and finishes) the executions of the emits so far. */
+	createExecutions(): void;
+	/** n8n killed (SIGKILL) now: executions not created yet never are, nothing more is saved or sent. */
+	kill(): void;
 }
 
 export interface StartTriggerOptions {
@@ -143,6 +150,13 @@ export interface StartTriggerOptions {
 	 * stopped in-process (a dead process runs nothing), and a new startTrigger() is the restart.
 	 */
 	dieAtEmit?: { emit: number; when: 'before' | 'after' | 'executionOnly' | 'staticDataOnly' };
+	/**
+	 * When n8n creates an emit's execution. 'atEmit' (default): at once, and the execution finishes at
+	 * once (the emit's done promise resolves, as n8n's does when the run ends). 'whenAsked': only when the
+	 * test calls `createExecutions()`, as a busy n8n creates them a while after the emit (it first reads
+	 * the workflow, then inserts the execution): a kill meanwhile loses those executions.
+	 */
+	executions?: 'atEmit' | 'whenAsked';
 }
 
 export interface ManualTriggerRun {
@@ -453,7 +467,11 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					else waiters.push(waiter);
 				}
 			};
+			/** Emits whose execution n8n has not created yet (`executions: 'whenAsked'`). */
+			const creating: Array<() => void> = [];
 			const close = async (): Promise<void> => {
+				// n8n stopping the trigger cleanly still creates the executions it was emitted (a dead one does not).
+				for (const create of creating.splice(0)) if (!dead) create();
 				closing ??= (async () => {
 					await started.response?.closeFunction?.();
 				})();
@@ -465,7 +483,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				// A dead process runs nothing: stop the trigger in-process, without saving anything.
 				void close();
 			};
-			const emit = (data: INodeExecutionData[][], _response?: unknown, _done?: unknown, deduplicationKey?: string): void => {
+			const emit = (data: INodeExecutionData[][], _response?: unknown, done?: Parameters<ITriggerFunctions['emit']>[2], deduplicationKey?: string): void => {
 				if (dead) return;
 				emits++;
 				const dieAt = startOptions.dieAtEmit;
@@ -473,23 +491,29 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				// n8n: `void saveStaticData(workflow)`, then the execution is created (not waiting for the save).
 				if (dieAt?.emit !== emits || dieAt.when !== 'executionOnly') saveStaticData(workflow);
 				if (dieAt?.emit === emits && dieAt.when === 'staticDataOnly') return die();
-				// n8n 2.41 refuses an execution whose deduplication key one already has (a unique index), logs a warning and runs nothing.
-				if (deduplicationKey !== undefined) {
-					if (executionKeys.has(deduplicationKey)) {
-						refused.push(deduplicationKey);
-						settle();
-						return;
+				const create = (): void => {
+					// n8n 2.41 refuses an execution whose deduplication key one already has (a unique index),
+					// logs a warning and runs nothing; the done promise resolves with nothing.
+					if (deduplicationKey !== undefined) {
+						if (executionKeys.has(deduplicationKey)) {
+							refused.push(deduplicationKey);
+							// n8n resolves it with nothing (its type says a run).
+							done?.resolve(undefined as never);
+							settle();
+							return;
+						}
+						executionKeys.add(deduplicationKey);
 					}
-					executionKeys.add(deduplicationKey);
-				}
-				if (dieAt?.emit === emits && dieAt.when === 'executionOnly') {
 					emitted.push(data);
-					return die();
-				}
-				emitted.push(data);
-				startOptions.onEmit?.(data);
-				settle();
-				if (dieAt?.emit === emits && dieAt.when === 'after') die();
+					if (dieAt?.emit === emits && dieAt.when === 'executionOnly') return die();
+					startOptions.onEmit?.(data);
+					// The execution has nothing to run here: it finishes at once.
+					done?.resolve(undefined as never);
+					settle();
+					if (dieAt?.emit === emits && dieAt.when === 'after') die();
+				};
+				if (startOptions.executions === 'whenAsked') creating.push(create);
+				else create();
 			};
 			const emitError = (error: Error): void => {
 				if (dead) return;
@@ -524,6 +548,16 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				errors,
 				get closed() {
 					return closing !== undefined;
+				},
+				get emits() {
+					return emits;
+				},
+				createExecutions: () => {
+					for (const create of creating.splice(0)) if (!dead) create();
+				},
+				kill: () => {
+					creating.length = 0;
+					die();
 				},
 				waitForEmits: async (count = emitted.length + 1) =>
 					await new Promise<void>((resolve) => {

@@ -2,7 +2,9 @@
  * A model test of polling one bot from several workflows: random interleavings (seeded) of
  * publishing and unpublishing workflows (with and without Group Messages Within, with filters),
  * bursts of messages and commands (some longer than the spec's largest getUpdates answer), n8n
- * restarting with updates waiting, and the bot token changed in the credential. After every step,
+ * restarting with updates waiting, n8n killed at a random moment while it is still creating the
+ * executions of what it emitted (executions are created a while after the emit, as a busy n8n does),
+ * and the bot token changed in the credential. After every step,
  * once the workflows have run what they should:
  *
  * - every update the service received while a workflow was published (or while n8n was down, for the
@@ -61,6 +63,9 @@ interface Workflow {
 	expected: Set<number>;
 }
 
+/** How long nothing may run while updates are missing before the model calls them lost (far above any wait of the triggers in tests). */
+const STALLED_MS = 15_000;
+
 const wait = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The updates an item ran: a grouped item lists them, any other is one update. */
@@ -98,7 +103,7 @@ async function model(seed: number, steps: number): Promise<string[]> {
 
 	const start = async (workflow: Workflow, harness: TriggerHarness): Promise<void> => {
 		const emittedAfterCall: number[] = [];
-		const trigger = await harness.startTrigger({ onEmit: () => emittedAfterCall.push(emu.calls.at(-1)?.seq ?? 0) });
+		const trigger = await harness.startTrigger({ executions: 'whenAsked', onEmit: () => emittedAfterCall.push(emu.calls.at(-1)?.seq ?? 0) });
 		started.push(trigger);
 		workflow.runs.push({ trigger, emittedAfterCall });
 		workflow.harness = harness;
@@ -117,12 +122,24 @@ async function model(seed: number, steps: number): Promise<string[]> {
 			for (const workflow of forWorkflows) if (workflow.selects(update)) workflow.expected.add(id);
 		}
 	};
-	/** Until every published workflow ran what it should (grouped runs end a quiet second later). */
+	/**
+	 * Until every published workflow ran what it should (grouped runs end a quiet second later). An
+	 * update that never comes is reported with what is missing once nothing has run for `STALLED_MS`
+	 * while the pollers go on asking (a lost update: the service was told it is done).
+	 */
 	const settled = async (): Promise<void> => {
-		const behind = (): Workflow[] => workflows.filter((workflow) => workflow.published && [...workflow.expected].some((id) => !ran(workflow).includes(id)));
-		while (behind().length > 0) {
+		const missing = (): string[] =>
+			workflows.filter((workflow) => workflow.published).flatMap((workflow) => [...workflow.expected].filter((id) => !ran(workflow).includes(id)).map((id) => `${workflow.name}: ${id}`));
+		let progress = -1;
+		let since = Date.now();
+		for (;;) {
+			for (const workflow of workflows) live(workflow)?.createExecutions();
+			if (missing().length === 0) break;
 			const errors = workflows.flatMap((workflow) => live(workflow)?.errors ?? []);
 			if (errors.length > 0) throw new Error(`${log.join(' → ')}: ${errors.map(String).join('; ')}`);
+			const runs = workflows.reduce((sum, workflow) => sum + ran(workflow).length, 0);
+			if (runs !== progress) [progress, since] = [runs, Date.now()];
+			if (Date.now() - since > STALLED_MS) throw new Error(`${log.join(' → ')}: never ran (${missing().join(', ')}); the service holds ${emu.pendingUpdates().length} update(s)`);
 			await wait(10);
 		}
 	};
@@ -147,7 +164,7 @@ async function model(seed: number, steps: number): Promise<string[]> {
 		const unpublished = workflows.filter((workflow) => !workflow.published);
 		const op = pick([
 			...(unpublished.length > 0 ? ['publish', 'publish'] : []),
-			...(published.length > 0 ? ['unpublish', 'say', 'say', 'burst', 'restart', 'token'] : []),
+			...(published.length > 0 ? ['unpublish', 'say', 'say', 'burst', 'restart', 'kill', 'token'] : []),
 		]);
 		if (op === 'publish') {
 			const workflow = pick(unpublished);
@@ -163,9 +180,17 @@ async function model(seed: number, steps: number): Promise<string[]> {
 			const count = op === 'say' ? 1 + Math.floor(next() * 4) : LIMITS.updatesLimit.max + 20;
 			log.push(`${count} messages`);
 			await say(count, published);
-		} else if (op === 'restart') {
-			log.push('restart');
-			for (const workflow of published) await live(workflow)?.close();
+		} else if (op === 'restart' || op === 'kill') {
+			log.push(op);
+			if (op === 'kill') {
+				// Killed at a random moment after messages came: before their fetch, between emit and
+				// execution, or while some are gathered; what it had not created an execution for is lost.
+				await say(1 + Math.floor(next() * 4), published);
+				await wait(Math.floor(next() * 60));
+				for (const workflow of published) live(workflow)?.kill();
+			} else {
+				for (const workflow of published) await live(workflow)?.close();
+			}
 			await say(Math.floor(next() * 4), published);
 			// Every workflow is in the new process now: published ones start again, the others later.
 			const nodeType = freshNodeType('polling');

@@ -173,6 +173,66 @@ describe('the offset (acknowledgement) across restarts', () => {
 		expect(restarted.refused).toEqual([]);
 	});
 
+	/** Resolves once the emulator got a getUpdates after the one with sequence number `seq`. */
+	async function pollAfter(seq: number): Promise<RecordedCall> {
+		for (;;) {
+			const later = polls().find((call) => call.seq > seq);
+			if (later) return later;
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+	}
+
+	test('n8n killed while the executions of emitted updates are still being created: the service was not told they are done, and each runs once after the restart', async () => {
+		const harness = await pollingHarness();
+		const dying = await start(harness, { executions: 'whenAsked' });
+		const ids = [await say('one'), await say('two'), await say('three')];
+		while (dying.emits < ids.length) await new Promise((resolve) => setTimeout(resolve, 5));
+		const fetched = polls().filter((call) => ((call.response as { result?: unknown[] } | null)?.result?.length ?? 0) > 0).at(-1);
+		// The trigger asks the service again while n8n is still creating the three executions…
+		const next = await pollAfter(fetched?.seq ?? 0);
+		// …without telling it that they are done.
+		expect(next.body.offset).toBe(ids[0]);
+		dying.kill();
+		expect(dying.emitted).toEqual([]);
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual(ids);
+
+		const restarted = await start(await inNewProcess(emu, harness));
+		await restarted.waitForEmits(3);
+		await waitingPoll();
+		expect(emittedJson(restarted).map((update) => update.update_id)).toEqual(ids);
+		expect(restarted.refused).toEqual([]);
+		expect(emu.pendingUpdates()).toEqual([]);
+	});
+
+	test('once n8n has created and run the executions, the service is told the updates are done and the long poll resumes', async () => {
+		const trigger = await start(await pollingHarness(), { executions: 'whenAsked' });
+		const ids = [await say('one'), await say('two')];
+		while (trigger.emits < ids.length) await new Promise((resolve) => setTimeout(resolve, 5));
+		trigger.createExecutions();
+		const open = await waitingPoll();
+		expect(open.body).toMatchObject({ offset: ids[1] + 1, timeout: 45 });
+		expect(emittedJson(trigger).map((update) => update.update_id)).toEqual(ids);
+		expect(emu.pendingUpdates()).toEqual([]);
+	});
+
+	test('an execution n8n has not confirmed holds the acknowledgement back, not the updates after it: they run meanwhile, and after the confirmation wait the service is told', async () => {
+		jest.replaceProperty(POLL_TIMING, 'confirmWithinMs', 400);
+		const trigger = await start(await pollingHarness(), { executions: 'whenAsked' });
+		const first = await say('slow to start');
+		while (trigger.emits < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+		const later = await say('meanwhile');
+		while (trigger.emits < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+		// The second update was fetched and emitted while the first was still unconfirmed, with the offset held at the first.
+		expect(polls().filter((call) => call.body.offset === first).length).toBeGreaterThan(0);
+		expect(polls().some((call) => call.body.offset === later)).toBe(false);
+		// After the wait the trigger gives up on the confirmation (the execution exists by then, or never will) and moves on.
+		const open = await waitingPoll();
+		expect(open.body.offset).toBe(later + 1);
+		expect(emu.pendingUpdates()).toEqual([]);
+		trigger.createExecutions();
+		expect(emittedJson(trigger).map((update) => update.update_id)).toEqual([first, later]);
+	});
+
 	test('an offset of another bot is never sent to this one', async () => {
 		const harness = await pollingHarness();
 		harness.staticData['node:Service Bot Polling Trigger'] = { pollingOffset: { bot: 'another-bot', offset: 999 } };
