@@ -15,6 +15,8 @@ const WEBHOOK_PREFIXES = ['/webhook/', '/webhook-waiting/'];
 export interface Delivery {
 	/** Index of the webhook upstream it went to. */
 	upstream: number;
+	/** When it was forwarded (ms since epoch): tells a process from the same upstream restarted later. */
+	at: number;
 	/** The upstream's HTTP status, once it answered. */
 	status?: number;
 	/** Whether n8n's answer was dropped instead of passed to the caller. */
@@ -164,7 +166,7 @@ export class LoadBalancer {
 		const target = this.webhooks[upstream];
 		if (!target) throw new Error(`no webhook upstream ${upstream}`);
 		target.requests += 1;
-		const delivery: Delivery = { upstream, answerDropped: decision.dropAnswer === true };
+		const delivery: Delivery = { upstream, at: Date.now(), answerDropped: decision.dropAnswer === true };
 		if (key !== undefined) this.deliveries.set(key, [...earlier, delivery]);
 		const waiting: WaitingCall | undefined = path.startsWith('/webhook-waiting/') ? { method: req.method ?? 'GET', path, upstream } : undefined;
 		if (waiting) this.waitingCalls.push(waiting);

@@ -8,6 +8,8 @@
  *        ts-node test/e2e/queue/run.ts --bench [--updates=N] [--profile]
  *        ts-node test/e2e/queue/run.ts --remove-duplicates   (scenario 2 with n8n's Remove Duplicates, measured)
  *        ts-node test/e2e/queue/run.ts --crash               (the polling trigger with the main killed mid-burst, measured)
+ *        ts-node test/e2e/queue/run.ts --crash-webhook       (the webhook trigger with a webhook process killed mid-burst, measured;
+ *                                                             with --crash too, both)
  *   --keep  keep the n8n user folders of passed scenarios too
  */
 import { rmSync } from 'node:fs';
@@ -17,17 +19,21 @@ import { N8N_VERSION, ROOT, pack, provision } from '../lib/install';
 import { stopAll, stopAllOnExit } from '../lib/processes';
 import { runScenarios, selectScenarios } from '../lib/runner';
 import { runBench } from './bench';
-import { DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES, POLLING_THROUGH_CRASHES, QUEUE_SCENARIOS } from './scenarios';
+import { DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES, POLLING_THROUGH_CRASHES, QUEUE_SCENARIOS, WEBHOOK_PROCESS_THROUGH_CRASHES } from './scenarios';
 
 async function main(): Promise<number> {
 	const args = process.argv.slice(2);
 	const bench = args.includes('--bench');
+	const crashes = [
+		...(args.includes('--crash') ? [POLLING_THROUGH_CRASHES] : []),
+		...(args.includes('--crash-webhook') ? [WEBHOOK_PROCESS_THROUGH_CRASHES] : []),
+	];
 	const chosen = bench
 		? []
 		: args.includes('--remove-duplicates')
 			? [{ index: 0, scenario: DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES }]
-			: args.includes('--crash')
-				? [{ index: 0, scenario: POLLING_THROUGH_CRASHES }]
+			: crashes.length > 0
+				? crashes.map((scenario, index) => ({ index, scenario }))
 				: selectScenarios(QUEUE_SCENARIOS, args);
 	const started = Date.now();
 	stopAllOnExit((signal) => process.stdout.write(`\ne2e-queue: ${signal}, stopping everything started\n`));
