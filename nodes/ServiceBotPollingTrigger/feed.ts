@@ -7,8 +7,9 @@
  *
  * Acknowledgement. `getUpdates` with offset N tells the service that every update below N is done.
  * Each published trigger keeps its own next offset (in its static data, saved with its emit, see
- * poll.ts); the feed asks with the smallest of them, so the service keeps an update until every
- * published trigger was handed it. A trigger joining a running feed starts where the feed is, as a
+ * poll.ts); the feed asks with the smallest of them, and never past an update a trigger still holds
+ * (messages it gathers, an execution n8n has not confirmed yet: poll.ts), so the service keeps an
+ * update until every published trigger was handed it and n8n has its execution. A trigger joining a running feed starts where the feed is, as a
  * workflow published later starts with the updates that arrive after it; one that was published
  * before (a restart) starts at its own offset. Tests never hold the offset back, and move it only
  * when no published trigger polls the bot (poll.ts).
@@ -39,6 +40,11 @@
  * `idlePauseMs`, for as many updates as it handed out past it and `limit` more). When even that answer
  * is full, waiting would hold every workflow of the bot back; the feed then has the holding triggers
  * run what they gathered before the end of that answer at once (`release`), and moves on.
+ *
+ * One file (about 550 lines) on purpose: the feed's offsets (position, seen, acknowledged, answered,
+ * each member's next, held and unconfirmed) are one state machine that the loop, the hand-out, the
+ * release of gathered messages and the token switch all move; apart, no file would show why an
+ * update is acknowledged when it is. What one trigger does with an update is in poll.ts.
  */
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

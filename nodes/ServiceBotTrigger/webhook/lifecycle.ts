@@ -11,6 +11,11 @@
  *   removes the webhook when it was the last;
  * - a foreign webhook (another n8n, another system) is replaced only with "Take Over Existing
  *   Webhook", and never deleted.
+ *
+ * One file (about 500 lines) on purpose: checkExists, create and delete are three entries into one
+ * state machine (the bot's listener list, written by one writer per bot, with the start-up joins, the
+ * retried writes and the removals still due), and its invariants are read in one place; the list's
+ * encoding (listeners.ts), the copies (forward.ts), the secret and the URLs are already apart.
  */
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';

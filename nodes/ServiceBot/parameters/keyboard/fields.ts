@@ -2,6 +2,9 @@
  * The keyboard fields of the operations that send or edit a message: Reply Markup, and for keyboards
  * the three ways to define one (field builder, JSON, auto grid). read.ts reads them back, by the
  * names in names.ts.
+ *
+ * Over 300 lines on purpose: the editor fields of one parameter kind (Reply Markup with its three
+ * keyboard builders) are declarations that change together, as kinds keep their fields in one module.
  */
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
