@@ -171,6 +171,12 @@ export class QueueCluster {
 		return rows.map(([id, status, mode]) => ({ id, status, mode }));
 	}
 
+	/** The stored data of one execution (n8n's serialized run data, with the trigger's item, as psql prints it), '' when none. */
+	async executionData(id: string): Promise<string> {
+		const rows = await this.postgres.query(this.database, `SELECT data FROM execution_data WHERE "executionId" = '${id.replace(/'/g, "''")}'`);
+		return rows.map((cells) => cells.join('\t')).join('\n');
+	}
+
 	/** One execution as stored in Postgres: status, whether it finished, and until when it waits ('' when it does not). */
 	async execution(id: string): Promise<{ status: string; finished: boolean; waitTill: string } | undefined> {
 		const rows = await this.postgres.query(
