@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-	{ ignores: ['**/output/**', '**/e2e/n8n/**'] },
+	{ ignores: ['**/output/**', '**/real-n8n/n8n/**'] },
 	{
 		files: ['**/*.ts'],
 		extends: [js.configs.recommended, tseslint.configs.recommended],

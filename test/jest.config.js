@@ -7,7 +7,7 @@ module.exports = {
 	testMatch: ['**/*.test.ts'],
 	// n8n user folders left by failed e2e scenarios hold installed packages (duplicate package names).
 	// The manifests of other n8n versions for the e2e tests carry the same package name as the pinned one.
-	modulePathIgnorePatterns: ['<rootDir>/test/output/', '<rootDir>/test/e2e/n8n/'],
+	modulePathIgnorePatterns: ['<rootDir>/test/output/', '<rootDir>/test/real-n8n/n8n/'],
 	transform: {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }],
 	},

@@ -1,6 +1,6 @@
 /**
  * Loads n8n's own Telegram node (contender B) and its `telegramApi` credential from the n8n-nodes-base
- * of the real n8n 2.41.1 that test/e2e/provision.sh installs, so it is the very code n8n users run.
+ * of the real n8n 2.41.1 that test/real-n8n/provision.sh installs, so it is the very code n8n users run.
  *
  * Its own imports of `n8n-workflow`, `n8n-core` and `@n8n/di` are redirected to the copies this
  * repository's harness runs (the same versions, 2.41.x): one engine, one DI container, one set of
@@ -20,12 +20,12 @@ interface ModuleInternals {
 	_resolveFilename(request: string, parent: { filename?: string | null } | undefined, ...rest: unknown[]): string;
 }
 
-/** The n8n install folder: $BENCH_N8N_CACHE, or what test/e2e/provision.sh prints (installs it if needed). */
+/** The n8n install folder: $BENCH_N8N_CACHE, or what test/real-n8n/provision.sh prints (installs it if needed). */
 export function n8nCache(): string {
 	const fromEnv = process.env.BENCH_N8N_CACHE;
 	if (fromEnv) return fromEnv;
 	process.stderr.write('bench: provisioning real n8n 2.41.1 (instant when cached, ~10 min cold)…\n');
-	const out = execFileSync('bash', [join(ROOT, 'test', 'e2e', 'provision.sh')], {
+	const out = execFileSync('bash', [join(ROOT, 'test', 'real-n8n', 'provision.sh')], {
 		encoding: 'utf8',
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});

@@ -50,7 +50,7 @@ export function demoWorkflow(key: keyof typeof WORKFLOWS, demo: DemoIds): Record
 
 /**
  * The AI support bot example: Polling Trigger → n8n's AI Agent (OpenAI Chat Model, Simple Memory, the
- * Service Bot as a tool behind Human Review) → Send Message. Its chat model is the local stand-in (test/e2e/lib/chat-model.ts),
+ * Service Bot as a tool behind Human Review) → Send Message. Its chat model is the local stand-in (test/real-n8n/chat-model.ts),
  * reached through an OpenAI credential whose Base URL points at it.
  */
 export const AI_EXAMPLE = { file: 'ai-support-bot.json', id: 'SvcBotAiSupport1' } as const;

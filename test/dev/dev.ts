@@ -16,12 +16,12 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { EmulatorProcess } from '../e2e/lib/emulator';
-import type { StoredMessage } from '../e2e/lib/emulator';
-import { installPackage, n8nInstall, pack } from '../e2e/lib/install';
-import { DEMO_OWNER, N8n } from '../e2e/lib/n8n';
-import { freePort, portInUse, sleep, stopAll, stopAllOnExit, waitFor } from '../e2e/lib/processes';
-import { startChatModel } from '../e2e/lib/chat-model';
+import { EmulatorProcess } from '../real-n8n/emulator-process';
+import type { StoredMessage } from '../real-n8n/emulator-process';
+import { installPackage, n8nInstall, pack } from '../real-n8n/install';
+import { DEMO_OWNER, N8n } from '../real-n8n/n8n';
+import { freePort, portInUse, sleep, stopAll, stopAllOnExit, waitFor } from '../real-n8n/processes';
+import { startChatModel } from '../real-n8n/chat-model';
 import { AI_EXAMPLE, MODEL_CREDENTIAL_NAME, WORKFLOWS, aiExampleWorkflow, demoCredential, demoWorkflow, modelCredential } from './demo';
 
 const bold = (text: string): string => (process.stdout.isTTY ? `\u001b[1m${text}\u001b[22m` : text);
@@ -123,7 +123,7 @@ async function main(): Promise<void> {
 	const emulator = await EmulatorProcess.start({ port: emulatorPort, logFile: join(logDir, 'emulator.log') });
 	say(`emulator running at ${emulator.baseUrl}`);
 	const demo = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
-	// The AI example's chat model: scripted answers, offline (test/e2e/lib/chat-model.ts).
+	// The AI example's chat model: scripted answers, offline (test/real-n8n/chat-model.ts).
 	const model = await startChatModel(modelPort);
 	say(`stand-in chat model running at ${model.baseUrl}`);
 

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME } from '../dev/demo';
 import type { Scenario } from './lib/runner';
-import { PACKAGE_NAME } from './lib/install';
-import type { Json } from './lib/n8n';
+import { PACKAGE_NAME } from '../real-n8n/install';
+import type { Json } from '../real-n8n/n8n';
 import { launchBrowser, openNode, signIn } from './lib/browser';
-import { waitFor } from './lib/processes';
+import { waitFor } from '../real-n8n/processes';
 
 const ERROR_OUTPUT_WORKFLOW = 'SvcBotErrorOut01';
 

@@ -1,20 +1,20 @@
 /**
  * An AI chat bot in real n8n with n8n's own AI nodes: the example workflow of `npm run dev`
  * (test/dev/workflows/ai-support-bot.json) — Service Bot Polling Trigger → AI Agent with an OpenAI
- * Chat Model (pointed at the local stand-in, test/e2e/lib/chat-model.ts), Simple Memory and the
+ * Chat Model (pointed at the local stand-in, test/real-n8n/chat-model.ts), Simple Memory and the
  * Service Bot as a tool behind n8n's generated "Human Review" variant of our Send and Wait → Service
  * Bot Send Message with Parse Mode "Markdown From AI".
  */
 import assert from 'node:assert/strict';
 
 import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, aiExampleWorkflow, modelCredential } from '../dev/demo';
-import { jpeg } from '../shared/sample-files';
-import { NOTE_TEXT, TOOL_DONE_ANSWER, pictureAnswer, startChatModel, textOf } from './lib/chat-model';
+import { jpeg } from '../harness/sample-files';
+import { NOTE_TEXT, TOOL_DONE_ANSWER, pictureAnswer, startChatModel, textOf } from '../real-n8n/chat-model';
 import type { ScenarioContext } from './lib/context';
-import type { StoredMessage } from './lib/emulator';
-import type { Json } from './lib/n8n';
+import type { StoredMessage } from '../real-n8n/emulator-process';
+import type { Json } from '../real-n8n/n8n';
 import type { Scenario } from './lib/runner';
-import { waitFor } from './lib/processes';
+import { waitFor } from '../real-n8n/processes';
 
 const aiSupportBot: Scenario = {
 	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool (on n8n 2.x once the customer approves it in the chat: Human Review), and three quick messages are one run",

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { WORKFLOWS } from '../dev/demo';
 import type { ScenarioContext } from './lib/context';
 import { launchBrowser } from './lib/browser';
-import type { EmulatorProcess, InlineButton, StoredMessage } from './lib/emulator';
-import { PACKAGE_NAME } from './lib/install';
-import type { Json, N8n } from './lib/n8n';
-import { waitFor } from './lib/processes';
+import type { EmulatorProcess, InlineButton, StoredMessage } from '../real-n8n/emulator-process';
+import { PACKAGE_NAME } from '../real-n8n/install';
+import type { Json, N8n } from '../real-n8n/n8n';
+import { waitFor } from '../real-n8n/processes';
 import { inSequence, pollingTrigger } from './lib/workflow';
 import type { Scenario } from './lib/runner';
 

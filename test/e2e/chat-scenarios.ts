@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 
 import type { WORKFLOWS } from '../dev/demo';
-import { jpeg } from '../shared/sample-files';
+import { jpeg } from '../harness/sample-files';
 import { launchBrowser, signIn } from './lib/browser';
 import type { ScenarioContext } from './lib/context';
-import type { EmulatorProcess, StoredMessage } from './lib/emulator';
-import type { N8n } from './lib/n8n';
-import { waitFor } from './lib/processes';
+import type { EmulatorProcess, StoredMessage } from '../real-n8n/emulator-process';
+import type { N8n } from '../real-n8n/n8n';
+import { waitFor } from '../real-n8n/processes';
 import type { Scenario } from './lib/runner';
 
 /** An emulator and a fresh n8n with the demo content, one example workflow published (its webhook registered). */

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME, demoCredential } from '../dev/demo';
 import type { ScenarioContext } from './lib/context';
-import type { EmulatorProcess, WebhookView } from './lib/emulator';
-import type { Json } from './lib/n8n';
-import { N8n } from './lib/n8n';
-import { waitFor } from './lib/processes';
+import type { EmulatorProcess, WebhookView } from '../real-n8n/emulator-process';
+import type { Json } from '../real-n8n/n8n';
+import { N8n } from '../real-n8n/n8n';
+import { waitFor } from '../real-n8n/processes';
 import { SlowProxy } from './lib/proxy';
 import type { Scenario } from './lib/runner';
 import { inSequence, sendMessage, webhookTrigger } from './lib/workflow';

@@ -10,8 +10,8 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { N8N_VERSION, ROOT, pack, provision } from './lib/install';
-import { stopAll, stopAllOnExit } from './lib/processes';
+import { N8N_VERSION, ROOT, pack, provision } from '../real-n8n/install';
+import { stopAll, stopAllOnExit } from '../real-n8n/processes';
 import { runScenarios, selectScenarios } from './lib/runner';
 import { SCENARIOS } from './scenarios';
 

@@ -10,10 +10,10 @@ import { randomUUID } from 'node:crypto';
 
 import { DEMO_CREDENTIAL_NAME } from '../dev/demo';
 import type { ScenarioContext } from './lib/context';
-import type { EmulatorProcess, StoredMessage } from './lib/emulator';
-import { PACKAGE_NAME } from './lib/install';
-import type { Json, N8n } from './lib/n8n';
-import { waitFor } from './lib/processes';
+import type { EmulatorProcess, StoredMessage } from '../real-n8n/emulator-process';
+import { PACKAGE_NAME } from '../real-n8n/install';
+import type { Json, N8n } from '../real-n8n/n8n';
+import { waitFor } from '../real-n8n/processes';
 import { inSequence, pollingTrigger, sendMessage, serviceBotCredentials, webhookTrigger } from './lib/workflow';
 import type { Scenario } from './lib/runner';
 

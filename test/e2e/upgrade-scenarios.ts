@@ -13,11 +13,11 @@ import { join, resolve } from 'node:path';
 import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME } from '../dev/demo';
 import { launchBrowser, signIn } from './lib/browser';
 import type { ScenarioContext } from './lib/context';
-import type { EmulatorProcess, StoredMessage } from './lib/emulator';
-import { PACKAGE_NAME, ROOT, installPackage } from './lib/install';
-import type { Json } from './lib/n8n';
-import { N8n } from './lib/n8n';
-import { run, waitFor } from './lib/processes';
+import type { EmulatorProcess, StoredMessage } from '../real-n8n/emulator-process';
+import { PACKAGE_NAME, ROOT, installPackage } from '../real-n8n/install';
+import type { Json } from '../real-n8n/n8n';
+import { N8n } from '../real-n8n/n8n';
+import { run, waitFor } from '../real-n8n/processes';
 import type { Scenario } from './lib/runner';
 
 /**

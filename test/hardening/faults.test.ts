@@ -16,12 +16,13 @@ import { LoggerProxy } from 'n8n-workflow';
 
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { WRITE_TIMING } from '../../nodes/ServiceBotTrigger/webhook/lifecycle';
-import { startEmulator, type Emulator } from '../emulator';
+import type { Emulator } from '../emulator';
+import { credentialsFor, startTestEmulator } from '../harness/emulator-suite';
 import { errorReports, executeNode, freePort, testCredential, type ExecuteNodeResult } from '../harness';
 import { MethodCaller } from '../harness/test-nodes';
-import { byId } from '../serviceBot/helpers';
+import { byId } from '../harness/action-node';
 import { specMethod } from '../spec';
-import { makeHarness } from '../serviceBotTrigger/helpers';
+import { makeHarness } from '../harness/trigger-nodes';
 import { findLeak, HOSTILE_TOKEN, safeJson, sleep, startCapture, textsOf, tokenForms, type Capture } from './secrecy';
 
 const TOKEN = HOSTILE_TOKEN;
@@ -125,7 +126,7 @@ describe('the leak detector itself', () => {
 
 describe('fault injection (the whole describe is captured and scanned)', () => {
 	beforeAll(async () => {
-		emu = await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 5 });
+		emu = await startTestEmulator();
 		const { botId } = emu.addBot({ token: TOKEN, name: 'Hostile Token Bot' });
 		({ chatId } = emu.addChat({
 			type: 'group',
@@ -205,7 +206,7 @@ describe('fault injection (the whole describe is captured and scanned)', () => {
 						// What the node marks safe to repeat: the methods that only read.
 						idempotent: specMethod(method).readsOnly,
 					},
-					credentials: { accessToken: TOKEN, baseUrl: emu.baseUrl },
+					credentials: credentialsFor(emu, TOKEN),
 				}),
 			);
 		}

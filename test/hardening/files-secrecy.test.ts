@@ -16,11 +16,12 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
 import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport/client';
-import { startEmulator, type Emulator } from '../emulator';
+import type { Emulator } from '../emulator';
+import { credentialsFor, startTestEmulator } from '../harness/emulator-suite';
 import { binaryStorageFolder, errorReports, executeNode, removeStoredFiles, startWebhookServer, storedMetadata, useBinaryDataStore } from '../harness';
-import { SAMPLES, fileOfMessage, type SampleFile } from '../shared/sample-files';
+import { SAMPLES, fileOfMessage, type SampleFile } from '../harness/sample-files';
 import { FILES } from '../spec';
-import { SECRET_HEADER, makeHarness } from '../serviceBotTrigger/helpers';
+import { SECRET_HEADER, makeHarness } from '../harness/trigger-nodes';
 import { findLeak, HOSTILE_TOKEN, safeJson, startCapture, textsOf, type Capture } from './secrecy';
 
 const TOKEN = HOSTILE_TOKEN;
@@ -50,7 +51,7 @@ async function getFile(fileId: unknown, options: INodeParameters = {}): Promise<
 		nodeType: new ServiceBot(),
 		parameters: { resource: 'file', operation: 'getFile', fileId: '={{ $json.file_id }}', options },
 		items: [{ file_id: fileId as string }],
-		credentials: { accessToken: TOKEN, baseUrl: emu.baseUrl },
+		credentials: credentialsFor(emu, TOKEN),
 		continueOnFail: options.continueOnFail === true,
 	});
 	seen.push(...textsOf(result.error), safeJson(result.run));
@@ -71,7 +72,7 @@ function storeContents(folder: string): string[] {
 
 describe('files users send: the bot token appears nowhere (the whole describe is captured and scanned)', () => {
 	beforeAll(async () => {
-		emu = await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 5 });
+		emu = await startTestEmulator();
 		const { botId } = emu.addBot({ token: TOKEN, name: 'Hostile Token Bot' });
 		({ chatId } = emu.addChat({
 			type: 'group',

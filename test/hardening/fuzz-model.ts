@@ -13,7 +13,7 @@
 import fc from 'fast-check';
 import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
 
-import { fieldName, shownFor } from '../serviceBot/helpers';
+import { fieldName, shownFor } from '../harness/action-node';
 import {
 	BUTTON_URL_SCHEMES,
 	CHAT_ACTIONS,

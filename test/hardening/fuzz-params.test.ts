@@ -22,9 +22,10 @@ import { callMethodOperation } from '../../nodes/ServiceBot/actions/callMethod';
 import type { ItemOperation } from '../../nodes/ServiceBot/actions/runItems';
 import { methodOperation, readItem } from '../../nodes/ServiceBot/actions/runItems';
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
-import { startEmulator, type Emulator } from '../emulator';
+import type { Emulator } from '../emulator';
+import { credentialsFor, useEmulator } from '../harness/emulator-suite';
 import { executeNode } from '../harness';
-import { NEWEST_VERSION } from '../serviceBot/helpers';
+import { NEWEST_VERSION } from '../harness/action-node';
 import { invalidItem, namesItemAndField, validItem, VARIANTS, type InvalidItem, type Variant } from './fuzz-model';
 
 const SCALE = Math.max(1, Number(process.env.FUZZ_SCALE ?? 1) || 1);
@@ -38,14 +39,10 @@ const VALID_NODE_ITEMS = 12;
 const counts = { nodeInvalid: 0, directInvalid: 0, nodeValid: 0, directValid: 0, nodeRuns: 0 };
 const nodeType = new ServiceBot();
 let emu: Emulator;
+// Valid getUpdates items may ask for a long poll of up to 50 s: the emulator answers at once.
+useEmulator({ emulator: { longPollMaxMs: 10 }, started: (started) => (emu = started) });
 
-beforeAll(async () => {
-	// Valid getUpdates items may ask for a long poll of up to 50 s: the emulator answers at once.
-	emu = await startEmulator({ allowLocalWebhooks: true, longPollMaxMs: 10 });
-});
-
-afterAll(async () => {
-	await emu.close();
+afterAll(() => {
 	console.log(`parameter fuzzing: ${JSON.stringify(counts)}`);
 });
 
@@ -156,7 +153,7 @@ async function runNode(variant: Variant, items: IDataObject[], continueOnFail: b
 		nodeType,
 		parameters: variant.parameters,
 		items,
-		credentials: { accessToken: emu.demo.token, baseUrl: emu.baseUrl },
+		credentials: credentialsFor(emu),
 		continueOnFail,
 	});
 }

@@ -18,7 +18,8 @@ import http from 'node:http';
 
 import type { Emulator } from '../emulator';
 import { startWebhookServer, type TriggerHarness, type WebhookReceipt, type WebhookRequest } from '../harness';
-import { makeHarness, messageUpdate, startTestEmulator } from '../serviceBotTrigger/helpers';
+import { makeHarness, messageUpdate } from '../harness/trigger-nodes';
+import { useEmulator } from '../harness/emulator-suite';
 import { findLeak, startCapture, type Capture } from './secrecy';
 
 const HEADER = 'x-service-bot-api-secret-token';
@@ -29,16 +30,15 @@ const REQUESTS_PER_RUN = 1100;
 
 let emu: Emulator;
 let capture: Capture;
+useEmulator({ started: (started) => (emu = started) });
 const totals = { invalid: 0, valid: 0, executions: 0, overHttp: 0 };
 
-beforeAll(async () => {
-	emu = await startTestEmulator();
+beforeAll(() => {
 	capture = startCapture();
 });
 
-afterAll(async () => {
+afterAll(() => {
 	capture.stop();
-	await emu.close();
 	console.log(`webhook fuzzing: ${JSON.stringify(totals)}`);
 });
 

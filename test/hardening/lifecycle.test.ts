@@ -17,7 +17,8 @@ import { randomUUID } from 'node:crypto';
 import { WRITE_TIMING } from '../../nodes/ServiceBotTrigger/webhook/lifecycle';
 import type { Emulator, FaultSpec } from '../emulator';
 import type { HookMode, TriggerHarness } from '../harness';
-import { api, makeHarness, startTestEmulator } from '../serviceBotTrigger/helpers';
+import { api, makeHarness } from '../harness/trigger-nodes';
+import { useEmulator } from '../harness/emulator-suite';
 import { startCapture, type Capture } from './secrecy';
 
 const STEPS = 150;
@@ -29,9 +30,9 @@ const LISTENERS = 'service-bot-listeners';
 
 let emu: Emulator;
 let capture: Capture;
+useEmulator({ started: (started) => (emu = started) });
 
-beforeAll(async () => {
-	emu = await startTestEmulator();
+beforeAll(() => {
 	capture = startCapture();
 });
 
@@ -42,9 +43,8 @@ beforeEach(() => {
 
 let summary = '';
 
-afterAll(async () => {
+afterAll(() => {
 	capture.stop();
-	await emu.close();
 	if (summary) console.log(summary);
 });
 

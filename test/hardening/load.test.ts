@@ -13,7 +13,8 @@ import type { Emulator, Update } from '../emulator';
 import { startWebhookServer, type TriggerHarness, type WebhookServer } from '../harness';
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
 import type { RunningTrigger } from '../harness';
-import { inNewProcess, makeHarness, sendButton, startTestEmulator } from '../serviceBotTrigger/helpers';
+import { inNewProcess, makeHarness, sendButton } from '../harness/trigger-nodes';
+import { useEmulator } from '../harness/emulator-suite';
 import { sleep, startCapture, type Capture } from './secrecy';
 
 const UPDATES = 1000;
@@ -24,17 +25,16 @@ const RECEIVE_MS = 20;
 
 let emu: Emulator;
 let capture: Capture;
+useEmulator({ started: (started) => (emu = started) });
 
-beforeAll(async () => {
-	emu = await startTestEmulator();
+beforeAll(() => {
 	capture = startCapture();
 });
 
 let summary = '';
 
-afterAll(async () => {
+afterAll(() => {
 	capture.stop();
-	await emu.close();
 	if (summary) console.log(summary);
 });
 

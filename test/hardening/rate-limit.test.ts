@@ -10,7 +10,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RecordedCall } from '../emulator';
-import { byId, jsonOf, pairingOf, run, useEmulator } from '../serviceBot/helpers';
+import { byId, jsonOf, pairingOf, run } from '../harness/action-node';
+import { useEmulator } from '../harness/emulator-suite';
 
 const ctx = useEmulator();
 

@@ -12,28 +12,19 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError, VersionedNodeType } from 'n8n-workflow';
 
-import { startEmulator, type Emulator } from '../emulator';
+import type { Emulator } from '../emulator';
+import { credentialsFor, useEmulator } from './emulator-suite';
 import { createTriggerHarness, executeNode, freePort, startWebhookServer, type TriggerHarness } from './index';
 import { EchoTrigger, MethodCaller, SECRET_HEADER } from './test-nodes';
 
 let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({ allowLocalWebhooks: true, webhookRetryBaseMs: 20 });
-});
-
-afterAll(async () => {
-	await emulator.close();
-});
+useEmulator({ emulator: { webhookRetryBaseMs: 20 }, started: (started) => (emulator = started) });
 
 beforeEach(() => {
-	emulator.reset();
 	MethodCaller.thrown.length = 0;
 });
 
-function credentials() {
-	return { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl };
-}
+const credentials = () => credentialsFor(emulator);
 
 /** A node without HTTP, to measure the harness itself: echoes its items with a resolved parameter. */
 class Echo implements INodeType {

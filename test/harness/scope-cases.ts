@@ -21,7 +21,7 @@ import { NodeConnectionTypes, WAIT_INDEFINITELY } from 'n8n-workflow';
 import { Workflow as N8nWorkflow } from 'n8n-workflow';
 
 import type { Emulator } from '../emulator';
-import { startEmulator } from '../emulator';
+import { credentialsFor, useEmulator } from './emulator-suite';
 import { asTheEditorEvaluates, expressionEngine, expressionEngineName } from './expression-engine';
 import { TestNodeTypes } from './node-types';
 import { createTriggerHarness, freePort } from './trigger-harness';
@@ -105,15 +105,11 @@ class TriggerProbe implements INodeType {
 
 export function describeScopes(): void {
 	let emulator: Emulator;
-	const credentials = () => ({ accessToken: emulator.demo.token, baseUrl: emulator.baseUrl });
+	const credentials = () => credentialsFor(emulator);
+	useEmulator({ started: (started) => (emulator = started) });
 
 	beforeAll(async () => {
-		emulator = await startEmulator();
 		await expressionEngine();
-	});
-
-	afterAll(async () => {
-		await emulator.close();
 	});
 
 	beforeEach(() => readings.clear());

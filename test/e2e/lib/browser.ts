@@ -5,9 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 
-import type { N8nInstall } from './install';
-import { DEMO_OWNER } from './n8n';
-import { waitFor } from './processes';
+import type { N8nInstall } from '../../real-n8n/install';
+import { DEMO_OWNER } from '../../real-n8n/n8n';
+import { waitFor } from '../../real-n8n/processes';
 
 export interface Locator {
 	first(): Locator;

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_ID, WORKFLOWS, demoCredential, demoWorkflow } from '../../dev/demo';
 import type { DemoIds } from '../../dev/demo';
-import { EmulatorProcess } from './emulator';
-import type { EmulatorStartOptions } from './emulator';
-import type { N8nInstall } from './install';
-import { installFolderPackage, installPackage } from './install';
-import { N8n } from './n8n';
-import type { N8nOptions } from './n8n';
+import { EmulatorProcess } from '../../real-n8n/emulator-process';
+import type { EmulatorStartOptions } from '../../real-n8n/emulator-process';
+import type { N8nInstall } from '../../real-n8n/install';
+import { installFolderPackage, installPackage } from '../../real-n8n/install';
+import { N8n } from '../../real-n8n/n8n';
+import type { N8nOptions } from '../../real-n8n/n8n';
 
 export class ScenarioContext {
 	private readonly cleanups: Array<() => Promise<void>> = [];

@@ -7,8 +7,8 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { ScenarioContext } from './context';
-import type { N8nInstall } from './install';
-import { stopAll } from './processes';
+import type { N8nInstall } from '../../real-n8n/install';
+import { stopAll } from '../../real-n8n/processes';
 
 export interface Scenario {
 	name: string;

@@ -4,7 +4,7 @@
  * and positions, so saved workflows stay as they were.
  */
 import { DEMO_CREDENTIAL_NAME } from '../../dev/demo';
-import { PACKAGE_NAME } from './install';
+import { PACKAGE_NAME } from '../../real-n8n/install';
 
 export type WorkflowNode = Record<string, unknown>;
 

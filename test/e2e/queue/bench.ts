@@ -15,11 +15,11 @@ import { join } from 'node:path';
 
 import { table as markdownTable } from '../../bench/stats';
 import { ScenarioContext } from '../lib/context';
-import type { N8nInstall } from '../lib/install';
-import { stopAll } from '../lib/processes';
+import type { N8nInstall } from '../../real-n8n/install';
+import { stopAll } from '../../real-n8n/processes';
 import { inSequence, webhookStart } from '../lib/workflow';
-import { ROOT } from '../lib/install';
-import type { N8n } from '../lib/n8n';
+import { ROOT } from '../../real-n8n/install';
+import type { N8n } from '../../real-n8n/n8n';
 import { callProductionWebhook, createChats, createWorkflow, echoBot, echoBotInCluster, finishedExecutions, sendMessages, waitForCalls } from './bot';
 import { QueueCluster, WORKER_CONCURRENCY } from './cluster';
 import { coresUsed, sampleCpu } from './cpu';

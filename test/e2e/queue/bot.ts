@@ -5,10 +5,10 @@
  */
 import { DEMO_CREDENTIAL_ID, DEMO_TRIGGER, demoCredential, demoWorkflow } from '../../dev/demo';
 import type { ScenarioContext } from '../lib/context';
-import type { EmulatorProcess, StoredMessage, WebhookView } from '../lib/emulator';
-import type { N8n } from '../lib/n8n';
+import type { EmulatorProcess, StoredMessage, WebhookView } from '../../real-n8n/emulator-process';
+import type { N8n } from '../../real-n8n/n8n';
 import { inSequence, pollingTrigger, sendMessage, webhookStart, webhookTrigger } from '../lib/workflow';
-import { waitFor } from '../lib/processes';
+import { waitFor } from '../../real-n8n/processes';
 import { QueueCluster } from './cluster';
 import type { ClusterOptions } from './cluster';
 

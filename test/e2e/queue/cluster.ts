@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 
 import type { ScenarioContext } from '../lib/context';
-import type { N8n } from '../lib/n8n';
+import type { N8n } from '../../real-n8n/n8n';
 import type { ServiceCall } from './outbound';
 import { ServiceCallRecorder } from './outbound';
 import { LoadBalancer } from './proxy';

@@ -15,8 +15,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { N8N_VERSION, ROOT, pack, provision } from '../lib/install';
-import { stopAll, stopAllOnExit } from '../lib/processes';
+import { N8N_VERSION, ROOT, pack, provision } from '../../real-n8n/install';
+import { stopAll, stopAllOnExit } from '../../real-n8n/processes';
 import { runScenarios, selectScenarios } from '../lib/runner';
 import { runBench } from './bench';
 import { DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES, POLLING_THROUGH_CRASHES, QUEUE_SCENARIOS, WEBHOOK_PROCESS_THROUGH_CRASHES } from './scenarios';

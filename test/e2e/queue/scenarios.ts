@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 
 import { DEMO_TRIGGER } from '../../dev/demo';
-import type { InlineButton, StoredMessage } from '../lib/emulator';
-import { PACKAGE_NAME } from '../lib/install';
+import type { InlineButton, StoredMessage } from '../../real-n8n/emulator-process';
+import { PACKAGE_NAME } from '../../real-n8n/install';
 import { inSequence, serviceBotCredentials, webhookTrigger } from '../lib/workflow';
-import { sleep, waitFor } from '../lib/processes';
+import { sleep, waitFor } from '../../real-n8n/processes';
 import type { Scenario } from '../lib/runner';
 import type { ScenarioContext } from '../lib/context';
 import {

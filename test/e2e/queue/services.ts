@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { Proc } from '../lib/processes';
-import { freePort, run, spawnProc, stopProc, waitFor } from '../lib/processes';
+import type { Proc } from '../../real-n8n/processes';
+import { freePort, run, spawnProc, stopProc, waitFor } from '../../real-n8n/processes';
 
 /** Debian puts one folder per major version under /usr/lib/postgresql; the newest is used. */
 function postgresBinDir(): string {

@@ -1,0 +1,61 @@
+/**
+ * Files users send, the triggers' shared pieces on their own: reading a message's file tolerantly
+ * (Telegram's shapes, test/spec.ts FILES), the photo size chosen, the handy fields.
+ */
+import { fileFields, fileOfUpdate } from '../../../../nodes/shared/trigger/files';
+import { parseUpdate, type ReceivedUpdate } from '../../../../nodes/shared/trigger/update';
+import { FILES } from '../../../spec';
+
+const size = (id: string, width: number, height: number, bytes: number) => ({ file_id: id, file_unique_id: `u-${id}`, width, height, file_size: bytes });
+
+/** Telegram's four sizes of a photo, smallest first (90, 320 and 800 px boxes, then the photo). */
+const PHOTO = [size('s', 90, 68, 1_200), size('m', 320, 240, 14_000), size('x', 800, 600, 61_000), size('y', 1280, 960, 120_000)];
+
+function updateWith(message: Record<string, unknown>): ReceivedUpdate {
+	const parsed = parseUpdate({ update_id: 1, message: { message_id: 1, chat: { id: 'C' }, from: { id: 'U' }, ...message } });
+	if (!parsed.ok) throw new Error(parsed.reason);
+	return parsed.update;
+}
+
+describe("a message's file, read as Telegram sends it", () => {
+	test.each(FILES.mediaFields.filter((field) => field !== 'photo'))('a %s: its one file, with the name and type the message gives', (kind) => {
+		const update = updateWith({ [kind]: { file_id: 'F', file_unique_id: 'UF', file_name: 'a.bin', mime_type: 'application/x-test', file_size: 10, duration: 2 } });
+		expect(fileOfUpdate(update, 'largest')).toEqual({ kind, fileId: 'F', fileUniqueId: 'UF', fileName: 'a.bin', mimeType: 'application/x-test', fileSize: 10 });
+	});
+
+	test.each([
+		['largest', 'y'],
+		// The middle of four: of an even number, the smaller of the two middle ones.
+		['medium', 'm'],
+		['smallest', 's'],
+	] as const)('a photo, Photo Size %s: the %s size', (photoSize, id) => {
+		expect(fileOfUpdate(updateWith({ photo: PHOTO }), photoSize)).toMatchObject({ kind: 'photo', fileId: id });
+		// Listed in another order by a service, the sizes are still told apart by their pixels.
+		expect(fileOfUpdate(updateWith({ photo: [...PHOTO].reverse() }), photoSize)).toMatchObject({ fileId: id });
+	});
+
+	test('medium of three sizes is the middle one; of one, that one', () => {
+		expect(fileOfUpdate(updateWith({ photo: PHOTO.slice(0, 3) }), 'medium')).toMatchObject({ fileId: 'm' });
+		expect(fileOfUpdate(updateWith({ photo: PHOTO.slice(0, 1) }), 'medium')).toMatchObject({ fileId: 's' });
+	});
+
+	test('tolerant: sizes without a file_id are skipped, a media field of another shape reads as no file, the update still runs', () => {
+		expect(fileOfUpdate(updateWith({ photo: ['x', null, { width: 5 }, PHOTO[1]] }), 'largest')).toMatchObject({ fileId: 'm' });
+		for (const odd of [{ photo: 'AgAD' }, { photo: [] }, { document: 'doc' }, { voice: { file_id: '' } }, { video: { file_id: 7 } }, { document: { file_id: 'D', file_size: 'big' } }]) {
+			const update = updateWith({ ...odd, caption: 'still here' });
+			expect(update.text).toBe('still here');
+			const file = fileOfUpdate(update, 'largest');
+			if (file) expect(file).toEqual({ kind: 'document', fileId: 'D', fileUniqueId: undefined, fileName: undefined, mimeType: undefined, fileSize: undefined });
+		}
+	});
+
+	test('a click on a message with a photo carries no file: the click is not the message', () => {
+		const parsed = parseUpdate({ update_id: 2, callback_query: { id: 'q', from: { id: 'U' }, data: 'd', message: { message_id: 4, chat: { id: 'C' }, photo: PHOTO } } });
+		expect(parsed.ok && parsed.update.media).toBeUndefined();
+	});
+
+	test('the handy fields: what arrived, each null without a file', () => {
+		expect(fileFields(fileOfUpdate(updateWith({ photo: PHOTO }), 'largest'))).toEqual({ file_kind: 'photo', file_id: 'y', file_name: null, mime_type: null, file_size: 120_000 });
+		expect(fileFields(undefined)).toEqual({ file_kind: null, file_id: null, file_name: null, mime_type: null, file_size: null });
+	});
+});

@@ -1,0 +1,160 @@
+/**
+ * What a trigger's item holds, by node version. Version 2 (new nodes) puts `sessionId` (the chat) and
+ * `chatInput` (the text or caption; a click's data) on every item — the fields n8n's AI Agent
+ * (`$json.chatInput`) and memory nodes (`$json.sessionId`) read in their automatic modes — and adds the
+ * handy fields unless they are turned off. Version 1 (saved workflows) keeps its output.
+ */
+import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { ServiceBotPollingTrigger } from '../../../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
+import { ServiceBotTrigger } from '../../../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
+import type { Emulator } from '../../../emulator';
+import { SECRET_HEADER, makeHarness, messageUpdate, sendButton } from '../../../harness/trigger-nodes';
+import { useEmulator } from '../../../harness/emulator-suite';
+
+let emu: Emulator;
+useEmulator({ started: (started) => (emu = started) });
+
+/** What version `typeVersion` of the webhook trigger outputs for `update`. */
+async function itemFor(update: IDataObject, typeVersion: number, options: Record<string, string | boolean> = {}): Promise<IDataObject | undefined> {
+	const harness = await makeHarness(emu, { typeVersion, parameters: { updates: ['*'], options } });
+	await harness.activate();
+	const receipt = await harness.receive({ headers: { [SECRET_HEADER]: emu.webhookOf()?.secretToken ?? '' }, body: update });
+	await harness.delete();
+	return receipt.workflowData?.[0][0].json;
+}
+
+describe('version 2: ready for an AI Agent with memory, and the handy fields without an option', () => {
+	test('a message: sessionId is its chat, chatInput its text; the handy fields are there; the update is kept whole', async () => {
+		const update = messageUpdate(1, emu.demo.privateChatId, emu.demo.userId, 'What is my order status?');
+		expect(await itemFor(update, 2)).toEqual({
+			...update,
+			update_type: 'message',
+			chat_id: emu.demo.privateChatId,
+			message_id: 1,
+			user_id: emu.demo.userId,
+			user: (update.message as IDataObject).from,
+			text: 'What is my order status?',
+			callback_data: null,
+			callback_query_id: null,
+			// What file arrived: none (issue 32).
+			file_kind: null,
+			file_id: null,
+			file_name: null,
+			mime_type: null,
+			file_size: null,
+			sessionId: emu.demo.privateChatId,
+			chatInput: 'What is my order status?',
+		});
+	});
+
+	test('a photo with a caption: chatInput is the caption', async () => {
+		const update = messageUpdate(2, emu.demo.groupChatId, emu.demo.userId);
+		const message = update.message as IDataObject;
+		delete message.text;
+		message.photo = [{ file_id: emu.demo.media.photo, width: 10, height: 10 }];
+		message.caption = 'Is this damaged?';
+		expect(await itemFor(update, 2)).toMatchObject({ sessionId: emu.demo.groupChatId, chatInput: 'Is this damaged?' });
+	});
+
+	test('a button click: chatInput is its data, sessionId the chat of its message', async () => {
+		const messageId = await sendButton(emu, emu.demo.groupChatId, 'refund:yes');
+		const click = await emu.userClicks({ chatId: emu.demo.groupChatId, userId: emu.demo.otherUserId, messageId, data: 'refund:yes' });
+		expect(await itemFor(click as unknown as IDataObject, 2)).toMatchObject({ sessionId: emu.demo.groupChatId, chatInput: 'refund:yes', callback_data: 'refund:yes' });
+	});
+
+	test('Add Handy Fields turned off: no handy fields, sessionId and chatInput stay', async () => {
+		const update = messageUpdate(3, emu.demo.privateChatId, emu.demo.userId, 'hi');
+		expect(await itemFor(update, 2, { addHandyFields: false })).toEqual({ ...update, sessionId: emu.demo.privateChatId, chatInput: 'hi' });
+	});
+
+	test('the polling trigger gives the same item', async () => {
+		const harness = await makeHarness(emu, { typeVersion: 2, nodeType: new ServiceBotPollingTrigger(), parameters: { updates: ['*'], options: {} } });
+		const trigger = await harness.startTrigger();
+		const sent = await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: 'polled' });
+		await trigger.waitForEmits(1);
+		await trigger.close();
+		expect(trigger.emitted[0][0][0].json).toMatchObject({ update_id: sent.update_id, chat_id: emu.demo.privateChatId, text: 'polled', sessionId: emu.demo.privateChatId, chatInput: 'polled' });
+	});
+});
+
+describe('version 1: saved workflows keep their output', () => {
+	test('the update as received, nothing added', async () => {
+		const update = messageUpdate(4, emu.demo.privateChatId, emu.demo.userId, 'hi');
+		expect(await itemFor(update, 1)).toEqual(update);
+	});
+
+	test('with Add Handy Fields: the handy fields, and no sessionId or chatInput', async () => {
+		const update = messageUpdate(5, emu.demo.privateChatId, emu.demo.userId, 'hi');
+		const item = await itemFor(update, 1, { addHandyFields: true });
+		expect(item).toMatchObject({ chat_id: emu.demo.privateChatId, text: 'hi' });
+		expect(item).not.toHaveProperty('sessionId');
+		expect(item).not.toHaveProperty('chatInput');
+	});
+});
+
+describe('Separate Outputs by Kind: messages, commands and clicks each on their own output, no Switch needed', () => {
+	/** Update ids per output, in the order the outputs are listed. */
+	const idsPerOutput = (outputs: INodeExecutionData[][][]): number[][] =>
+		[0, 1, 2].map((output) => outputs.flatMap((data) => (data[output] ?? []).map((item) => Number(item.json.update_id))));
+
+	test('n8n shows three outputs named Messages, Commands and Clicks when it is on, one output when it is off', () => {
+		const description = new ServiceBotTrigger().description;
+		const outputsOf = (options: Record<string, boolean>): unknown => {
+			const workflow = new Workflow({
+				nodes: [{ id: '1', name: 'Trigger', type: 'serviceBotTrigger', typeVersion: 2, position: [0, 0], parameters: { updates: ['*'], options } }],
+				connections: {},
+				active: false,
+				nodeTypes: { getByName: () => new ServiceBotTrigger(), getByNameAndVersion: () => new ServiceBotTrigger(), getKnownTypes: () => ({}) },
+			});
+			return NodeHelpers.getNodeOutputs(workflow, workflow.getNode('Trigger') as INode, description);
+		};
+		expect(outputsOf({})).toEqual(['main']);
+		expect(outputsOf({ separateOutputs: true })).toEqual([
+			{ type: 'main', displayName: 'Messages' },
+			{ type: 'main', displayName: 'Commands' },
+			{ type: 'main', displayName: 'Clicks' },
+		]);
+		expect(new ServiceBotPollingTrigger().description.outputs).toBe(description.outputs);
+	});
+
+	test('webhook: a message, a /command and a click come out on Messages, Commands and Clicks', async () => {
+		const harness = await makeHarness(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { separateOutputs: true } } });
+		await harness.activate();
+		const secret = { [SECRET_HEADER]: emu.webhookOf()?.secretToken ?? '' };
+		const messageId = await sendButton(emu, emu.demo.privateChatId, 'vote:yes');
+		const click = await emu.userClicks({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, messageId, data: 'vote:yes' });
+		const outputs: INodeExecutionData[][][] = [];
+		// Ids apart from the emulator's own (the click's), which the duplicate window would take for a repeat.
+		for (const body of [messageUpdate(901, emu.demo.privateChatId, emu.demo.userId, 'hello'), messageUpdate(902, emu.demo.privateChatId, emu.demo.userId, '/start'), click]) {
+			outputs.push((await harness.receive({ headers: secret, body })).workflowData ?? []);
+		}
+		await harness.delete();
+		expect(outputs.map((data) => data.length)).toEqual([3, 3, 3]);
+		expect(idsPerOutput(outputs)).toEqual([[901], [902], [click.update_id]]);
+	});
+
+	test('polling: the same routing; a /command is never held by Group Messages Within', async () => {
+		const harness = await makeHarness(emu, {
+			typeVersion: 2,
+			nodeType: new ServiceBotPollingTrigger(),
+			parameters: { updates: ['*'], options: { separateOutputs: true, groupMessagesSeconds: 60 } },
+		});
+		const trigger = await harness.startTrigger();
+		const command = await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: '/help' });
+		await trigger.waitForEmits(1);
+		const message = await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text: 'thanks' });
+		// Gathered (not run) once a getUpdates answer held it and the trigger asks again; closing runs it.
+		const held = (call: { response: unknown }): boolean => ((call.response as { result?: IDataObject[] } | null)?.result ?? []).some((update) => update.update_id === message.update_id);
+		for (;;) {
+			const polls = emu.callsTo('getUpdates');
+			const at = polls.findIndex(held);
+			if (at >= 0 && polls.length > at + 1) break;
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+		expect(trigger.emitted).toHaveLength(1);
+		await trigger.close();
+		expect(idsPerOutput(trigger.emitted.map((data) => data))).toEqual([[message.update_id], [command.update_id], []]);
+	});
+});
