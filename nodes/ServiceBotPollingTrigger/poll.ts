@@ -65,8 +65,6 @@ import { readPollingOptions } from './options';
 type Done = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
 type DoneRun = Awaited<Done['promise']>;
 
-export { POLL_TIMING, backoff, retryWait } from './feed';
-
 const OFFSET_KEY = 'pollingOffset';
 const RUNS_KEY = 'pollingGroupedRuns';
 

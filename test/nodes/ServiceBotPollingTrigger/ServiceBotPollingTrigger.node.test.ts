@@ -6,7 +6,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ServiceBotPollingTrigger } from '../../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
-import { POLL_TIMING } from '../../../nodes/ServiceBotPollingTrigger/poll';
+import { POLL_TIMING } from '../../../nodes/ServiceBotPollingTrigger/feed';
 import type { Emulator, RecordedCall } from '../../emulator';
 import type { RunningTrigger, TriggerHarness } from '../../harness';
 import { findLeak } from '../../hardening/secrecy';

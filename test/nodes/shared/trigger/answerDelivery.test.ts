@@ -14,7 +14,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ServiceBot } from '../../../../nodes/ServiceBot/ServiceBot.node';
 import { ServiceBotPollingTrigger } from '../../../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
-import { POLL_TIMING } from '../../../../nodes/ServiceBotPollingTrigger/poll';
+import { POLL_TIMING } from '../../../../nodes/ServiceBotPollingTrigger/feed';
 import type { CallbackAnswer, Emulator, StoredMessage, Update } from '../../../emulator';
 import { freePort, startWebhookServer, type RunningTrigger, type TestCredentials, type TriggerHarness } from '../../../harness';
 import { runUntilWait, serveWaiting, waitingRouter, type WaitingExecution, type WaitingRouter } from '../../../harness/waiting';
