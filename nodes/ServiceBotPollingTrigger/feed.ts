@@ -9,9 +9,9 @@
  * Each published trigger keeps its own next offset (in its static data, saved with its emit, see
  * poll.ts); the feed asks with the smallest of them, and never past an update a trigger still holds
  * (messages it gathers, an execution n8n has not confirmed yet: poll.ts), so the service keeps an
- * update until every published trigger was handed it and n8n has its execution. A trigger joining a running feed starts where the feed is, as a
- * workflow published later starts with the updates that arrive after it; one that was published
- * before (a restart) starts at its own offset. Tests never hold the offset back, and move it only
+ * update until every published trigger was handed it and n8n has its execution. A trigger joining a
+ * running feed starts where the feed is, as a workflow published later starts with the updates that
+ * arrive after it; one that was published before (a restart) starts at its own offset. Tests never hold the offset back, and move it only
  * when no published trigger polls the bot (poll.ts).
  *
  * Errors never escape the loop (an unawaited rejection could take n8n down). A network error, a 5xx
