@@ -45,6 +45,8 @@ export interface WebhookView {
 	url: string;
 	secretToken?: string;
 	allowedUpdates?: string[];
+	/** The last failed push, or null. */
+	lastError?: { date: number; message: string } | null;
 	[key: string]: unknown;
 }
 
@@ -182,6 +184,19 @@ export class EmulatorProcess {
 
 	callbackAnswers(): Promise<Array<Record<string, unknown>>> {
 		return this.control('GET', 'callback-answers');
+	}
+
+	/**
+	 * The next `count` calls of `method` answered with `status` and not executed (the control API's
+	 * `POST /_emulator/faults`; the test/emulator README lists the kinds).
+	 */
+	failCalls(method: string, status: number, count: number): Promise<{ ok: true }> {
+		return this.control('POST', 'faults', { kind: 'status', method, status, count });
+	}
+
+	/** Forgets the faults still armed. */
+	clearFaults(): Promise<{ ok: true }> {
+		return this.control('DELETE', 'faults');
 	}
 
 	/** Resolves once no webhook push is running or due. */

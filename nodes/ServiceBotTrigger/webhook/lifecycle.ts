@@ -213,9 +213,9 @@ async function withoutUnserved(
 	origin: string,
 	listeners: readonly Listener[],
 	self: Listener,
-	{ quiet = false }: { quiet?: boolean } = {},
+	{ quiet = false, startSettled = false }: { quiet?: boolean; startSettled?: boolean } = {},
 ): Promise<Listener[]> {
-	if (ctx.getActivationMode() === 'init') return [...listeners];
+	if (ctx.getActivationMode() === 'init' && !startSettled) return [...listeners];
 	const served = await Promise.all(
 		listeners.map(async (listener) => listener.path === self.path || listener.run === 'test' || (await isServed(ctx, origin, token, listener))),
 	);
@@ -252,7 +252,9 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const record = readRecord(this);
 	const exists = listeners.length > 1 || (record !== undefined && sameUrl(record.url, plan.url) && record.tag === plan.tag);
 	if (!exists) return false;
-	// A listed workflow this n8n no longer serves: create() writes the list without it.
+	// A listed workflow this n8n no longer serves: create() writes the list without it. At n8n's start
+	// the others may not be served yet: the list is checked once the start has settled.
+	if (listeners.length > 1 && this.getActivationMode() === 'init') checkAfterStart(this, plan);
 	if (listeners.length > 1 && (await withoutUnserved(this, plan.token, plan.origin, listeners, plan.self, { quiet: true })).length < listeners.length) return false;
 	// A published workflow whose webhook is in place holds the bot again.
 	recordHolder(plan.token, holderOf(this, 'webhook', plan.run));
@@ -309,13 +311,7 @@ function joinAtStart(ctx: IHookFunctions, plan: Registration, record: Registrati
 		`Service Bot Trigger "${ctx.getNode().name}": n8n is starting; the triggers of this bot are registered together once no other joined for ${WRITE_TIMING.startQuietMs / 1000} s, so updates that waited reach every workflow`,
 	);
 	void (async () => {
-		const firstAt = Date.now();
-		for (;;) {
-			const now = Date.now();
-			const quietFor = now - started.lastJoinAt;
-			if (quietFor >= WRITE_TIMING.startQuietMs || now - firstAt >= WRITE_TIMING.startLongestMs) break;
-			await pause(Math.min(WRITE_TIMING.startQuietMs - quietFor, 250));
-		}
+		await untilStartQuiet(() => started.lastJoinAt);
 		startJoins.delete(key);
 		// One write for all: the first joiner writes the list with every trigger that joined.
 		const [first, ...rest] = started.joiners;
@@ -330,6 +326,60 @@ function joinAtStart(ctx: IHookFunctions, plan: Registration, record: Registrati
 					{ workflowId: joiner.ctx.getWorkflow().id, node: joiner.ctx.getNode().name },
 				);
 			}
+		}
+	})();
+}
+
+/** Resolves once `lastAt()` (the last trigger of a bot n8n activated) lies `startQuietMs` back, or `startLongestMs` after the call. */
+async function untilStartQuiet(lastAt: () => number): Promise<void> {
+	const firstAt = Date.now();
+	for (;;) {
+		const now = Date.now();
+		const quietFor = now - lastAt();
+		if (quietFor >= WRITE_TIMING.startQuietMs || now - firstAt >= WRITE_TIMING.startLongestMs) return;
+		await pause(Math.min(WRITE_TIMING.startQuietMs - quietFor, 250));
+	}
+}
+
+/** Bots whose listener list is checked once n8n's start has settled (bounded by the bots this n8n serves). */
+const startChecks = new Map<string, { lastSeenAt: number }>();
+
+/**
+ * A list left stale while n8n was down (a removal that failed and whose background retries had not
+ * landed) names a workflow n8n no longer serves; its pushes get 404 and, when it receives, the bot is
+ * deaf. At n8n's start the listed workflows cannot be probed (they are activated one after another),
+ * so once no trigger of the bot was activated for `startQuietMs`, the list is probed and written
+ * again without the workflows n8n does not serve: a restart repairs it. A listed workflow n8n
+ * activates only later (a start longer than `startLongestMs`) finds itself missing then and joins
+ * again (its checkExists answers false). n8n 2.41 calls no method of a webhook trigger at its start,
+ * so there only publishing repairs such a list (CONTRIBUTING, "Several workflows on one bot").
+ */
+function checkAfterStart(ctx: IHookFunctions, plan: Registration): void {
+	const key = botKeyOf(plan.token, 'start-check');
+	const pending = startChecks.get(key);
+	if (pending) {
+		pending.lastSeenAt = Date.now();
+		return;
+	}
+	const started = { lastSeenAt: Date.now() };
+	startChecks.set(key, started);
+	void (async () => {
+		await untilStartQuiet(() => started.lastSeenAt);
+		startChecks.delete(key);
+		try {
+			await oneWriterPerBot(plan.token, async () => {
+				const info = await webhookInfo(ctx);
+				const listeners = listenersOf(info.url ?? '', plan.origin, plan.self);
+				if (!listeners || listeners.length < 2) return;
+				const served = await withoutUnserved(ctx, plan.token, plan.origin, listeners, plan.self, { startSettled: true });
+				if (served.length === listeners.length || served.length === 0) return;
+				await registerListeners(ctx, plan.token, plan.origin, inServingOrder(served), info.max_connections);
+			});
+		} catch (error) {
+			ctx.logger.error(
+				`Service Bot Trigger "${ctx.getNode().name}": could not check the bot's webhook after n8n's start: ${messageOf(error)}. If a workflow of this bot was unpublished while n8n could not tell the service, publish any workflow of this bot to repair the webhook`,
+				{ workflowId: ctx.getWorkflow().id, node: ctx.getNode().name },
+			);
 		}
 	})();
 }

@@ -14,7 +14,7 @@ import { FORWARD_TIMING } from '../../../nodes/ServiceBotTrigger/webhook/forward
 import { WRITE_TIMING } from '../../../nodes/ServiceBotTrigger/webhook/lifecycle';
 import type { Emulator } from '../../emulator';
 import { executeNode, freePort, startWebhookServer, type ExecuteNodeResult, type TriggerHarness, type WebhookServer } from '../../harness';
-import { SECRET_HEADER, makeHarness, sendButton } from '../../harness/trigger-nodes';
+import { SECRET_HEADER, freshNodeType, inNewProcess, makeHarness, sendButton } from '../../harness/trigger-nodes';
 import { credentialsFor, startTestEmulator, useEmulator, type LogSpy, type Running } from '../../harness/emulator-suite';
 
 let emu: Emulator;
@@ -308,6 +308,34 @@ describe('several published workflows on one bot', () => {
 			await emu.close();
 			emu = shared;
 		}
+	});
+
+	test('a restart repairs a list left stale while n8n was down: once its start has settled, the workflow n8n no longer serves is taken off and the others hear again', async () => {
+		jest.replaceProperty(WRITE_TIMING, 'startQuietMs', 200);
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryDelaysMs', [20]);
+		const [first, second, third] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(first, second, third);
+		for (const harness of [first, second, third]) await harness.activate();
+		// The removal fails, and so does its background attempt (as if n8n stopped before one landed).
+		emu.injectFault({ kind: 'status', status: 502, method: 'setWebhook', count: 1_000 });
+		expect(await first.delete()).toBe(false);
+		await until(() => logs.messages('error').some((line) => line.includes('Giving up: publish any workflow of this bot to repair its webhook')));
+		emu.clearFaults();
+		expect(listeners()[0]).toBe(entry('p', first.webhookUrl));
+
+		// n8n starts again (a new process, its modules loaded afresh): it serves the two still published
+		// and activates them as its start does; the list still starts with the unpublished one.
+		const nodeType = freshNodeType('webhook');
+		const restarted = [await inNewProcess(emu, second, 'webhook', { webhookBaseUrl: base, nodeType }), await inNewProcess(emu, third, 'webhook', { webhookBaseUrl: base, nodeType })];
+		made.push(...restarted);
+		await serve(...restarted);
+		// Their webhook is in place (listed), so n8n does not create it again.
+		for (const harness of restarted) expect(await harness.activateAtStart()).toBe(false);
+		await until(() => !listeners().includes(entry('p', first.webhookUrl)));
+		expect(listeners()).toEqual([entry('p', second.webhookUrl), entry('p', third.webhookUrl)]);
+		const after = await say('heard after the restart');
+		await emu.idle();
+		for (const harness of restarted) expect(ran(harness)).toEqual([after]);
 	});
 
 	test("n8n's first start with updates waiting: three workflows registered one after another each run every waiting update once", async () => {
