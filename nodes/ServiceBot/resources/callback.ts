@@ -1,13 +1,14 @@
 /** Spec 4.3 Callback answers: dismiss the loading state of a button click. */
 import { LIMITS } from '../../shared/spec';
+import { CLICK_ANSWER_REFUSED } from '../../shared/transport/failure';
 import { SHARED_CLICKS_ADVICE, clickReceivers, describeEach } from '../../shared/trigger/holders';
 import type { Method } from './method';
 import { about, inResource } from './method';
 
 /**
- * Why the service refused to answer a click (Telegram's "query is too old and response timeout expired
- * or query ID is invalid": a click is answered once, within seconds). When several workflows of this
- * n8n run for the bot's clicks, another one most likely answered it first.
+ * Why the service refused to answer a click (`CLICK_ANSWER_REFUSED`: a click is answered once, within
+ * seconds). When several workflows of this n8n run for the bot's clicks, another one most likely
+ * answered it first.
  */
 function clickAnswered(token: string): { text: string; explains: boolean } {
 	const receivers = clickReceivers(token);
@@ -69,6 +70,6 @@ export const callbackMethods: readonly Method[] = inResource('callback', [
 			},
 		],
 		output: { kind: 'clickAnswer' },
-		moot: { status: 400, matches: /query is too old|query ID is invalid/i, since: 3, result: false, notice: clickAnswered },
+		moot: { ...CLICK_ANSWER_REFUSED, since: 3, result: false, notice: clickAnswered },
 	},
 ]);

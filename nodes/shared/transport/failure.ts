@@ -71,6 +71,12 @@ export function refusalIn<T extends KnownRefusal>(table: readonly T[] | undefine
 	return table?.find((known) => isRefusal(known, failure));
 }
 
+/**
+ * A click answered twice, or too late (Telegram's "query is too old and response timeout expired or
+ * query ID is invalid"): a click takes one answer, within seconds of the tap.
+ */
+export const CLICK_ANSWER_REFUSED: KnownRefusal = { status: 400, matches: /query is too old|query ID is invalid/i };
+
 /** Refusals that any call can meet, and what to do about each. */
 const REFUSAL_ADVICE: readonly RefusalAdvice[] = [
 	{
@@ -101,8 +107,7 @@ const REFUSAL_ADVICE: readonly RefusalAdvice[] = [
 		advice: 'Check the Message ID: it must be a message of this chat that still exists',
 	},
 	{
-		status: 400,
-		matches: /query is too old|query ID is invalid/i,
+		...CLICK_ANSWER_REFUSED,
 		advice: 'Answer a button click once, within seconds of the tap (Answer Callback Query right after the trigger)',
 	},
 ];
