@@ -94,6 +94,34 @@ async function deleteWebhook(emulator: EmulatorProcess): Promise<void> {
 	assert.ok(response.ok, `deleteWebhook: ${response.status}`);
 }
 
+/** The demo credential created through the REST API; its id. */
+async function createCredential(n8n: N8n, emulator: EmulatorProcess): Promise<string> {
+	const credential = await n8n.request('POST', '/rest/credentials', {
+		name: DEMO_CREDENTIAL_NAME,
+		type: 'serviceBotApi',
+		data: { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl },
+	});
+	return String(credential.id);
+}
+
+/** An answering workflow created through the REST API, as the editor saves it (not published). */
+async function createListener(n8n: N8n, credentialId: string, letter: Letter, options: Record<string, unknown> = {}): Promise<Listener> {
+	const webhookId = randomUUID();
+	const created = await n8n.createWorkflow(answeringWorkflow(letter, credentialId, webhookId, options));
+	return { letter, id: String(created.id), webhookId };
+}
+
+/** Publishes A, B and C one after another, each once the one before joined the bot's webhook: A receives and forwards. */
+async function publishThree(n8n: N8n, emulator: EmulatorProcess, credentialId: string, options: Record<string, unknown> = {}): Promise<Listener[]> {
+	const listeners: Listener[] = [];
+	for (const letter of LETTERS) listeners.push(await createListener(n8n, credentialId, letter, options));
+	for (const [index, listener] of listeners.entries()) {
+		await n8n.activate(listener.id);
+		await waitFor(`"Answers ${listener.letter}" to join`, async () => (listenersOf(await emulator.webhook()).length === index + 1 ? true : undefined), { limitMs: 60_000 });
+	}
+	return listeners;
+}
+
 const FIRST_START_ROUNDS = 3;
 const START_MOMENTS = ['its server listens', 'it is ready', 'its triggers call the service'] as const;
 
@@ -226,24 +254,8 @@ const slowListener: Scenario = {
 		await n8n.setupOwner();
 		ctx.log(`n8n at ${n8n.baseUrl}, its webhook URL ${webhookBase} (a proxy in front of it)`);
 
-		const credential = await n8n.request('POST', '/rest/credentials', {
-			name: DEMO_CREDENTIAL_NAME,
-			type: 'serviceBotApi',
-			data: { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl },
-		});
-		const credentialId = String(credential.id);
-		const listeners: Listener[] = [];
-		for (const letter of LETTERS) {
-			const webhookId = randomUUID();
-			const created = await n8n.createWorkflow(answeringWorkflow(letter, credentialId, webhookId, { maxConnections: 1 }));
-			listeners.push({ letter, id: String(created.id), webhookId });
-		}
+		const listeners = await publishThree(n8n, emulator, await createCredential(n8n, emulator), { maxConnections: 1 });
 		const [receiver, , slow] = listeners;
-		// One after another: the first published receives the service's pushes and forwards them.
-		for (const [index, listener] of listeners.entries()) {
-			await n8n.activate(listener.id);
-			await waitFor(`"Answers ${listener.letter}" to join`, async () => (listenersOf(await emulator.webhook()).length === index + 1 ? true : undefined), { limitMs: 60_000 });
-		}
 		const hook = await emulator.webhook();
 		assert.ok(hook?.url.startsWith(`${webhookBase}webhook/${receiver.webhookId}/webhook?`), `the service pushes to the receiver through the proxy: ${hook?.url}`);
 		assert.deepEqual(listenersOf(hook), listeners.map((listener) => `p${productionPath(listener)}`));
@@ -324,22 +336,8 @@ const restartAfterFailedRemoval: Scenario = {
 		const n8n = await ctx.n8n();
 		await n8n.start();
 		await n8n.setupOwner();
-		const credential = await n8n.request('POST', '/rest/credentials', {
-			name: DEMO_CREDENTIAL_NAME,
-			type: 'serviceBotApi',
-			data: { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl },
-		});
-		const create = async (letter: Letter): Promise<Listener> => {
-			const webhookId = randomUUID();
-			const created = await n8n.createWorkflow(answeringWorkflow(letter, String(credential.id), webhookId));
-			return { letter, id: String(created.id), webhookId };
-		};
-		const listeners: Listener[] = [];
-		for (const letter of LETTERS) listeners.push(await create(letter));
-		for (const [index, listener] of listeners.entries()) {
-			await n8n.activate(listener.id);
-			await waitFor(`"Answers ${listener.letter}" to join`, async () => (listenersOf(await emulator.webhook()).length === index + 1 ? true : undefined), { limitMs: 60_000 });
-		}
+		const credentialId = await createCredential(n8n, emulator);
+		const listeners = await publishThree(n8n, emulator, credentialId);
 		const [receiver, ...others] = listeners;
 		await emulator.userSends('warm-up');
 		await untilAnswered(emulator, ['warm-up'], everyAnswer(LETTERS, ['warm-up']));
@@ -393,7 +391,7 @@ const restartAfterFailedRemoval: Scenario = {
 			assert.equal(listenersOf(await emulator.webhook())[0], `p${productionPath(receiver)}`, "n8n 2.41's start left the list as it was (CONTRIBUTING says so; if this fails, n8n now calls the trigger at its start)");
 			ctx.log(`n8n started again (ready after ${seconds(readyMs)}); ${seconds(START_SETTLED_MS)} later the list still starts with A (${await calls()} since the start): n8n 2.41 called no method of the triggers`);
 			// The remedy n8n's log gave: publish any workflow of this bot.
-			const fourth = await create('D');
+			const fourth = await createListener(n8n, credentialId, 'D');
 			await n8n.activate(fourth.id);
 			const repaired = await waitFor(
 				'the list without the unpublished workflow',
