@@ -374,9 +374,8 @@ const restartAfterFailedRemoval: Scenario = {
 			const methods = (await emulator.calls()).map((call) => call.method);
 			return ['getWebhookInfo', 'setWebhook'].map((method) => `${methods.filter((name) => name === method).length} ${method}`).join(', ');
 		};
-		const answering: Letter[] = ['B', 'C'];
-		if (ctx.install.major < 2) {
-			const repaired = await waitFor(
+		const untilUnpublishedLeft = async (): Promise<string[]> =>
+			await waitFor(
 				'the list without the unpublished workflow',
 				async () => {
 					const listed = listenersOf(await emulator.webhook());
@@ -384,6 +383,9 @@ const restartAfterFailedRemoval: Scenario = {
 				},
 				{ limitMs: 120_000, intervalMs: 100 },
 			);
+		const answering: Letter[] = ['B', 'C'];
+		if (ctx.install.major < 2) {
+			const repaired = await untilUnpublishedLeft();
 			assert.deepEqual(repaired, others.map((listener) => `p${productionPath(listener)}`), 'the list names the two still published, in their order');
 			ctx.log(`n8n started again (ready after ${seconds(readyMs)}); the list lost A ${seconds(Date.now() - startAt)} after \`n8n start\` (${await calls()} since the start)`);
 		} else {
@@ -393,14 +395,7 @@ const restartAfterFailedRemoval: Scenario = {
 			// The remedy n8n's log gave: publish any workflow of this bot.
 			const fourth = await createListener(n8n, credentialId, 'D');
 			await n8n.activate(fourth.id);
-			const repaired = await waitFor(
-				'the list without the unpublished workflow',
-				async () => {
-					const listed = listenersOf(await emulator.webhook());
-					return listed.includes(`p${productionPath(receiver)}`) ? undefined : listed;
-				},
-				{ limitMs: 120_000, intervalMs: 100 },
-			);
+			const repaired = await untilUnpublishedLeft();
 			assert.deepEqual(repaired, [...others, fourth].map((listener) => `p${productionPath(listener)}`), 'the list names the three published, in their order');
 			answering.push('D');
 			ctx.log(`publishing a fourth workflow of the bot (D) took A off the list: ${repaired.length} listeners`);
@@ -408,7 +403,7 @@ const restartAfterFailedRemoval: Scenario = {
 
 		const texts = ['while stale', 'after the restart'];
 		// D, published after "while stale" was sent, may get it too (it was delivered after D joined).
-		const expected = [...everyAnswer(['B', 'C'], texts), ...everyAnswer(answering.filter((letter) => letter === 'D'), [texts[1]])];
+		const expected = [...everyAnswer(['B', 'C'], texts), ...(answering.includes('D') ? everyAnswer(['D'], [texts[1]]) : [])];
 		await emulator.userSends(texts[1]);
 		await untilAnswered(emulator, texts, expected, 180_000);
 		await emulator.idle();

@@ -205,7 +205,8 @@ async function registerListeners(
  * the service could not be told, e.g. it answered 5xx for longer than the retries): n8n answers
  * their URL with 404, and a receiver n8n answers 404 leaves every listener of the bot deaf. Not at
  * n8n's start ('init'), when the workflows of the list are activated one after another and a later
- * one is not served yet; tests are never probed (their URL exists only while the editor listens).
+ * one is not served yet, unless the start has settled (`startSettled`, `checkAfterStart`); tests are
+ * never probed (their URL exists only while the editor listens).
  */
 async function withoutUnserved(
 	ctx: IHookFunctions,
