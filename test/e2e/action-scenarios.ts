@@ -268,11 +268,16 @@ const receiveFileToDisk: Scenario = {
 		for (let at = 0; at + 4 <= invoice.length; at += 4) invoice.writeUInt32BE(at ^ 0x5a5a5a5a, at);
 		invoice.write('%PDF-1.7', 0);
 		await emulator.userSendsFile('document', invoice, { fileName: 'invoice-1042.pdf', mimeType: 'application/pdf', caption: 'my invoice' });
+		// Read the file only once the run has ended: Read/Write Files from Disk creates it before its bytes are written.
+		const execution = await waitFor(
+			'the workflow run to end',
+			async () => (await n8n.executions(String(created.id))).find((run: Json) => ['success', 'error', 'crashed', 'canceled'].includes(run.status)),
+			{ limitMs: 60_000 },
+		);
+		assert.equal(execution.status, 'success');
 		const saved = join(files, 'invoice-1042.pdf');
-		const bytes = await waitFor('the workflow to save the file', async () => await readFile(saved).catch(() => undefined), { limitMs: 60_000 });
+		const bytes = await readFile(saved);
 		assert.equal(createHash('sha256').update(bytes).digest('hex'), createHash('sha256').update(invoice).digest('hex'), 'the saved file is the one the user sent');
-		const [execution] = await n8n.executions(String(created.id));
-		assert.equal(execution?.status, 'success');
 		ctx.log(`a ${invoice.length}-byte PDF sent by the user was saved to disk by the workflow, byte-identical (${saved})`);
 	},
 };
