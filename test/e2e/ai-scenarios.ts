@@ -70,7 +70,14 @@ const aiSupportBot: Scenario = {
 		if (humanReview) {
 			// The tool is gated by Human Review (n8n's "human review" variant of Send and Wait): the agent's
 			// call asks in the chat first, and the note goes out only once the customer approves.
-			const question = await ask('Please send me a note');
+			// Waited for with its buttons: the question is sent first and its keyboard added by an edit right after.
+			const asked = (await botMessages()).length;
+			await emulator.userSends('Please send me a note');
+			const question = await waitFor(
+				'the approval question with its buttons',
+				async () => (await botMessages()).slice(asked).find((message) => message.reply_markup !== undefined),
+				{ limitMs: 60_000 },
+			);
 			const approve = question.reply_markup?.inline_keyboard?.flat().find((button) => button.text === '✅ Approve');
 			assert.ok(approve?.callback_data, `the tool call is asked for approval first: ${JSON.stringify(question)}`);
 			// The question names what the tool would send (the example's `{{ $tool.parameters.text }}`).

@@ -250,6 +250,11 @@ const deactivated: Scenario = {
 
 		// With no webhook, a message waits in the service's queue and runs nothing.
 		await emulator.userSends('nobody listens');
+		const pending = await emulator.pendingUpdates();
+		assert.ok(
+			pending.some((update) => (update.message as { text?: string } | undefined)?.text === 'nobody listens'),
+			`the service keeps the message for a later listener: ${JSON.stringify(pending)}`,
+		);
 		assert.equal(botMessages(await emulator.history()).length, 0);
 	},
 };

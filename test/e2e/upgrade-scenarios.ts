@@ -119,7 +119,8 @@ async function executeFromEditor(n8n: N8n, workflowId: string): Promise<Json> {
 	assert.ok(started.executionId, `n8n started a manual execution: ${JSON.stringify(started)}`);
 	return await waitFor('the manual execution to finish', async () => {
 		const execution = await n8n.request('GET', `/rest/executions/${started.executionId}`);
-		return execution.finished === true || ['success', 'error', 'crashed'].includes(execution.status) ? execution : undefined;
+		// By its status: n8n 1.x sets `finished` a moment before the status leaves 'running'.
+		return ['success', 'error', 'crashed', 'canceled'].includes(execution.status) ? execution : undefined;
 	});
 }
 
