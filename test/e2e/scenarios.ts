@@ -11,7 +11,7 @@ import { AI_SCENARIOS } from './ai-scenarios';
 import { CHAT_SCENARIOS } from './chat-scenarios';
 import { DELIVERY_SCENARIOS } from './delivery-scenarios';
 import { ANSWER_SCENARIOS } from './answer-scenarios';
-import { launchBrowser, openNode, signIn } from './lib/browser';
+import { launchBrowser, openNode, signIn, untilLoaded } from './lib/browser';
 import type { StoredMessage } from '../real-n8n/emulator-process';
 import { PACKAGE_NAME } from '../real-n8n/install';
 import type { Json } from '../real-n8n/n8n';
@@ -279,6 +279,7 @@ const screenshots: Scenario = {
 		await page.goto(`${n8n.baseUrl}/workflow/${workflowIds.demoBot}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
 		const canvasNodes = page.locator('[data-test-id="canvas-node"]');
 		await waitFor('the five nodes of the echo bot on the canvas', async () => (await canvasNodes.count()) === 5, { limitMs: 60_000 });
+		await untilLoaded(page);
 		const canvasShot = join(ctx.screenshotDir, 'demo-bot-workflow.png');
 		await page.screenshot({ path: canvasShot });
 		ctx.log(`the echo bot workflow shows its 5 nodes → ${canvasShot}`);

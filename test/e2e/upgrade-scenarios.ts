@@ -11,7 +11,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME } from '../dev/demo';
-import { launchBrowser, signIn } from './lib/browser';
+import { launchBrowser, signIn, untilLoaded } from './lib/browser';
 import type { ScenarioContext } from './lib/context';
 import type { EmulatorProcess, StoredMessage } from '../real-n8n/emulator-process';
 import { PACKAGE_NAME, ROOT, installPackage } from '../real-n8n/install';
@@ -252,6 +252,7 @@ const upgradeFromPrevious: Scenario = {
 		const open = async (workflowId: string, nodes: number): Promise<number> => {
 			await page.goto(`${n8n.baseUrl}/workflow/${workflowId}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
 			await waitFor(`the ${nodes} nodes on the canvas`, async () => (await page.locator('[data-test-id="canvas-node"]').count()) === nodes, { limitMs: 60_000 });
+			await untilLoaded(page);
 			return await page.locator('[data-test-id="node-issues"]').count();
 		};
 		// The editor computes the issues as it loads a workflow: the marker is there with the nodes.

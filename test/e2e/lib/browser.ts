@@ -98,6 +98,28 @@ export async function launchBrowser(install: N8nInstall): Promise<HeadlessBrowse
 	};
 }
 
+/**
+ * Waits until the editor's "Loading" overlay is gone: the canvas's nodes exist under it a moment before,
+ * and a screenshot taken then shows the overlay over a faded workflow.
+ */
+export async function untilLoaded(page: Page): Promise<void> {
+	const overlay = page.locator('text="Loading" >> visible=true');
+	const nodes = page.locator('[data-test-id="canvas-node"]');
+	// Then the canvas fades in: each node's opacity, times its ancestors', reaches 1.
+	const opaque = (elements: unknown[]): boolean =>
+		elements.every((element) => {
+			const view = globalThis as unknown as { getComputedStyle(node: unknown): { opacity: string } };
+			let opacity = 1;
+			for (let node = element as { parentElement: unknown } | null; node; node = node.parentElement as { parentElement: unknown } | null) {
+				opacity *= Number(view.getComputedStyle(node).opacity);
+			}
+			return opacity === 1;
+		});
+	await waitFor('the editor to finish loading', async () => (await overlay.count()) === 0 && (await nodes.evaluateAll(opaque as (elements: Array<{ value?: string }>) => boolean)), {
+		limitMs: 60_000,
+	});
+}
+
 /** Signs in to n8n's editor as the demo owner. */
 export async function signIn(page: Page, baseUrl: string): Promise<void> {
 	await page.goto(`${baseUrl}/signin`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
