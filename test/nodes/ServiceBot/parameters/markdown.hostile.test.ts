@@ -56,17 +56,21 @@ const grew = (later: Measured, earlier: Measured): number => later.ms / Math.max
  * The time for 8n over the time for n, for n doubling from 8 until the text is over 20,000
  * characters (n is the last-but-three), each time the fastest of 5 batches. It stops at the first
  * size whose time grew more than 30 times over a size an eighth of it, or over its half, so an
- * exponential converter fails in seconds instead of hanging; such a size is measured once more
- * first, as a pause of a loaded machine passes and growth stays.
+ * exponential converter fails in seconds instead of hanging; such a size is measured up to three
+ * times more first, each after a pause, as a slow spell of a loaded machine (the other jest worker, a
+ * collection) passes and real growth stays: a quadratic converter grows 64 times at every try.
  */
-function growth(make: (n: number) => string): { ratio: number; sizes: Measured[] } {
+async function growth(make: (n: number) => string): Promise<{ ratio: number; sizes: Measured[] }> {
 	const sizes: Measured[] = [];
 	for (let n = 8; sizes.length < 4 || sizes[sizes.length - 1].length <= LARGEST_TEXT; n *= 2) {
 		const text = make(n);
 		const size = { length: text.length, ms: msPerConversion(text, { fastest: true }) };
 		sizes.push(size);
 		const worst = (): number => Math.max(...[sizes.at(-2), sizes.at(-4)].map((earlier) => (earlier && earlier !== size ? grew(size, earlier) : 0)));
-		if (worst() > MAX_GROWTH_8X) size.ms = Math.min(size.ms, msPerConversion(text, { fastest: true }));
+		for (let retry = 0; retry < 3 && worst() > MAX_GROWTH_8X; retry++) {
+			await new Promise((resolve) => setTimeout(resolve, 100));
+			size.ms = Math.min(size.ms, msPerConversion(text, { fastest: true }));
+		}
 		if (worst() > MAX_GROWTH_8X) return { ratio: worst(), sizes };
 	}
 	return { ratio: grew(sizes[sizes.length - 1], sizes[sizes.length - 4]), sizes };
@@ -108,8 +112,8 @@ const families: Array<[string, (n: number) => string]> = [
 ];
 
 describe('conversion time grows linearly with hostile text (time for 8n / time for n < 30)', () => {
-	test.each(families)('%s', (_name, make) => {
-		const { ratio, sizes } = growth(make);
+	test.each(families)('%s', async (_name, make) => {
+		const { ratio, sizes } = await growth(make);
 		const shown = sizes.map(({ length, ms }) => `${length} chars: ${ms.toFixed(3)} ms`).join(', ');
 		expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, times: shown }).toMatchObject({ under: true });
 	});
