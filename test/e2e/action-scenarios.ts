@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME } from '../dev/demo';
 import type { Scenario } from './lib/runner';
 import { PACKAGE_NAME } from '../real-n8n/install';
-import type { Json } from '../real-n8n/n8n';
+import { hasEnded, type Json } from '../real-n8n/n8n';
 import { launchBrowser, openNode, signIn } from './lib/browser';
 import { waitFor } from '../real-n8n/processes';
 
@@ -271,7 +271,7 @@ const receiveFileToDisk: Scenario = {
 		// Read the file only once the run has ended: Read/Write Files from Disk creates it before its bytes are written.
 		const execution = await waitFor(
 			'the workflow run to end',
-			async () => (await n8n.executions(String(created.id))).find((run: Json) => ['success', 'error', 'crashed', 'canceled'].includes(run.status)),
+			async () => (await n8n.executions(String(created.id))).find(hasEnded),
 			{ limitMs: 60_000 },
 		);
 		assert.equal(execution.status, 'success');

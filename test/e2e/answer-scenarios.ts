@@ -14,7 +14,7 @@ import type { ScenarioContext } from './lib/context';
 import { launchBrowser } from './lib/browser';
 import type { EmulatorProcess, InlineButton, StoredMessage } from '../real-n8n/emulator-process';
 import { PACKAGE_NAME } from '../real-n8n/install';
-import type { Json, N8n } from '../real-n8n/n8n';
+import { hasEnded, type Json, type N8n } from '../real-n8n/n8n';
 import { waitFor } from '../real-n8n/processes';
 import { inSequence, pollingTrigger } from './lib/workflow';
 import type { Scenario } from './lib/runner';
@@ -87,8 +87,7 @@ async function answeredQuestion(emulator: EmulatorProcess, messageId: number): P
 async function finishedExecution(n8n: N8n, executionId: string): Promise<Json> {
 	const finished = await waitFor('the execution to finish', async () => {
 		const data = await execution(n8n, executionId);
-		// By its status: n8n 1.x sets `finished` a moment before the status leaves 'running'.
-		return ['success', 'error', 'crashed', 'canceled'].includes(data.status) ? data : undefined;
+		return hasEnded(data) ? data : undefined;
 	});
 	assert.equal(finished.status, 'success', `the execution ends in success: ${JSON.stringify(finished).slice(0, 500)}`);
 	return finished;

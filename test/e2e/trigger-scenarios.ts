@@ -12,7 +12,7 @@ import { DEMO_CREDENTIAL_NAME } from '../dev/demo';
 import type { ScenarioContext } from './lib/context';
 import type { EmulatorProcess, StoredMessage } from '../real-n8n/emulator-process';
 import { PACKAGE_NAME } from '../real-n8n/install';
-import type { Json, N8n } from '../real-n8n/n8n';
+import { hasEnded, type Json, type N8n } from '../real-n8n/n8n';
 import { waitFor } from '../real-n8n/processes';
 import { inSequence, pollingTrigger, sendMessage, serviceBotCredentials, webhookTrigger } from './lib/workflow';
 import type { Scenario } from './lib/runner';
@@ -585,7 +585,7 @@ const overlappingClicks: Scenario = {
 		const finished = async (workflowId: string): Promise<Json> =>
 			await waitFor(`an execution of ${workflowId} to finish`, async () => {
 				const [latest] = await n8n.executions(workflowId);
-				return latest && ['success', 'error', 'crashed'].includes(String(latest.status)) ? latest : undefined;
+				return latest && hasEnded(latest) ? latest : undefined;
 			});
 		const runs = [await finished(shop.id), await finished(log.id)];
 		assert.deepEqual(runs.map((run) => run.status), ['success', 'success'], 'neither workflow failed');

@@ -16,7 +16,7 @@ import type { ScenarioContext } from './lib/context';
 import type { EmulatorProcess, StoredMessage } from '../real-n8n/emulator-process';
 import { PACKAGE_NAME, ROOT, installPackage } from '../real-n8n/install';
 import type { Json } from '../real-n8n/n8n';
-import { N8n } from '../real-n8n/n8n';
+import { hasEnded, N8n } from '../real-n8n/n8n';
 import { run, waitFor } from '../real-n8n/processes';
 import type { Scenario } from './lib/runner';
 
@@ -119,8 +119,7 @@ async function executeFromEditor(n8n: N8n, workflowId: string): Promise<Json> {
 	assert.ok(started.executionId, `n8n started a manual execution: ${JSON.stringify(started)}`);
 	return await waitFor('the manual execution to finish', async () => {
 		const execution = await n8n.request('GET', `/rest/executions/${started.executionId}`);
-		// By its status: n8n 1.x sets `finished` a moment before the status leaves 'running'.
-		return ['success', 'error', 'crashed', 'canceled'].includes(execution.status) ? execution : undefined;
+		return hasEnded(execution) ? execution : undefined;
 	});
 }
 

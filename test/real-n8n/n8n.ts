@@ -49,6 +49,14 @@ export interface N8nOptions {
 /** Any JSON value n8n answers with. */
 export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/**
+ * Whether an execution (as n8n's REST API lists it) has ended, by its status: n8n 1.x sets `finished`
+ * a moment before the status leaves 'running'.
+ */
+export function hasEnded(execution: Json): boolean {
+	return ['success', 'error', 'crashed', 'canceled'].includes(String(execution?.status));
+}
+
 export class N8n {
 	readonly baseUrl: string;
 	private server?: Proc;
