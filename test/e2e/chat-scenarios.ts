@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import type { WORKFLOWS } from '../dev/demo';
 import { jpeg } from '../harness/sample-files';
-import { launchBrowser, signIn } from './lib/browser';
+import { launchBrowser, signIn, untilLoaded } from './lib/browser';
 import type { ScenarioContext } from './lib/context';
 import type { EmulatorProcess, StoredMessage } from '../real-n8n/emulator-process';
 import type { N8n } from '../real-n8n/n8n';
@@ -113,8 +113,8 @@ const firstBot: Scenario = {
 		await page.goto(`${n8n.baseUrl}/workflow/${id}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
 		const nodes = page.locator('[data-test-id="canvas-node"]');
 		await waitFor('the seven nodes of the starter on the canvas', async () => ((await nodes.count()) === 7 ? true : undefined), { limitMs: 60_000 });
-		// The canvas fades in after its nodes exist; the screenshot is for the README.
-		await new Promise((resolve) => setTimeout(resolve, 2000));
+		// The screenshot is for the README: once the canvas has faded in.
+		await untilLoaded(page);
 		// n8n's "Production Checklist" opens over a published workflow's canvas.
 		const checklist = page.getByText('Production Checklist');
 		if ((await checklist.count()) > 0) {
