@@ -21,6 +21,8 @@
  *   descriptions, or a path of them joined by ` → ` (**Options → Download Files**). n8n's own
  *   names (its nodes, buttons, menus) are in *italics*. And the reverse: the options users set most
  *   (MOST_SET) exist under that name and are named in bold somewhere in those pages.
+ * - The README's set-up commands are CONTRIBUTING's, and each feature page is task-first: its first
+ *   section is "What to build" (the options follow), and a later one "What is guaranteed".
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -103,8 +105,12 @@ function read(file: string): string {
 	return readFileSync(join(ROOT, file), 'utf8');
 }
 
+const parsed = new Map<string, Token[]>();
+
+/** A file's Markdown tokens, parsed once per test file. */
 function tokensOf(file: string): Token[] {
-	return markdown.parse(read(file), {});
+	if (!parsed.has(file)) parsed.set(file, markdown.parse(read(file), {}));
+	return parsed.get(file) ?? [];
 }
 
 /** Every inline token's children, flattened. */
@@ -256,6 +262,28 @@ describe('the README is a door', () => {
 		const screen = lines.slice(0, FIRST_SCREEN_LINES);
 		expect(screen.filter((line) => /^npm run dev\s+#/.test(line) || /^npm test\s+#/.test(line))).toHaveLength(2);
 		expect(screen).toContain('### Your first bot');
+	});
+
+	test("its set-up commands are CONTRIBUTING's, word for word, and package.json has them", () => {
+		const commands = (text: string): string[] => text.split('\n').filter((line) => /^npm (run dev|test)\s+#/.test(line));
+		expect(commands(readme)).toEqual(commands(read('.github/CONTRIBUTING.md')));
+		const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+		expect(Object.keys(scripts)).toEqual(expect.arrayContaining(['dev', 'test']));
+	});
+});
+
+describe('the feature pages are task-first', () => {
+	/** The pages that are not a feature's: the index, and troubleshooting (symptom first). */
+	const notFeatures = ['docs/README.md', 'docs/troubleshooting.md'];
+
+	test('each feature page opens with "What to build" and has "What is guaranteed" after it', () => {
+		const pages = userPages().filter((file) => file.startsWith('docs/') && !notFeatures.includes(file));
+		expect(pages.length).toBeGreaterThanOrEqual(7);
+		const wrong = pages
+			.map((file) => ({ file, sections: read(file).split('\n').filter((line) => line.startsWith('## ')).map((line) => line.slice(3)) }))
+			.filter(({ sections }) => sections[0] !== 'What to build' || sections.indexOf('What is guaranteed') < 1)
+			.map(({ file, sections }) => `${file}: ${sections.join(' | ')}`);
+		expect(wrong).toEqual([]);
 	});
 });
 
