@@ -8,6 +8,8 @@
  *   anchor a heading of that file as GitHub slugs it; a link to this repository on GitHub
  *   (`https://github.com/<repository>/blob/main/<path>`, `/tree/main/<path>`, or an image at
  *   `https://raw.githubusercontent.com/<repository>/main/<path>`) likewise names a file of this checkout.
+ * - The nodes' documentation links (`documentationUrl`, the codex files' URLs), which n8n's editor
+ *   opens, name headings of the README on the repository's home page.
  * - Links work on the npm page: npm shows the README without the repository's files, so the README
  *   links a repository file only absolutely (the forms above, <repository> being package.json's
  *   repository); its only relative links are anchors of its own headings. Inside docs/ and
@@ -25,7 +27,7 @@
  *   section is "What to build" (the options follow), and a later one "What is guaranteed".
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, posix, relative, resolve } from 'node:path';
 
 import MarkdownIt from 'markdown-it';
 import type { ICredentialType, INodeProperties, INodeType } from 'n8n-workflow';
@@ -38,8 +40,11 @@ import { ServiceBotTrigger } from '../../nodes/ServiceBotTrigger/ServiceBotTrigg
 const ROOT = join(__dirname, '..', '..');
 const README_MAX_LINES = 320;
 const FIRST_SCREEN_LINES = 60;
-/** The n8n community-node starter's README sections, in its order. */
-const STARTER_SECTIONS = ['Installation', 'Operations', 'Credentials', 'Compatibility', 'Usage', 'Resources', 'Version history'];
+/**
+ * The n8n community-node starter's README sections, in its order; "Credential" where the starter says
+ * "Credentials": the package has one, and the nodes' documentation links point at `#credential`.
+ */
+const STARTER_SECTIONS = ['Installation', 'Operations', 'Credential', 'Compatibility', 'Usage', 'Resources', 'Version history'];
 
 /** The options users set most: each is named so in the nodes and in bold in the README or docs/. */
 const MOST_SET = [
@@ -297,6 +302,20 @@ describe('links resolve', () => {
 			.filter((found) => found.because !== undefined)
 			.map(({ link, because }) => `${link.file}: (${link.href}) ${String(because)}`);
 		expect(broken).toEqual([]);
+	});
+
+	test("the nodes' and the credential's documentation links (in the editor and the codex files) name headings of the README", () => {
+		const urls = [
+			...[new ServiceBot(), new ServiceBotTrigger(), new ServiceBotPollingTrigger()].map((node) => String(node.description.documentationUrl)),
+			String(new ServiceBotApi().documentationUrl),
+			...readdirSync(join(ROOT, 'nodes'), { recursive: true, encoding: 'utf8' })
+				.filter((path) => path.endsWith('.node.json'))
+				.flatMap((path) => [...read(posix.join('nodes', path.split('\\').join('/'))).matchAll(/"url":\s*"([^"]+)"/g)].map((match) => match[1])),
+		];
+		expect(urls.length).toBeGreaterThanOrEqual(10);
+		const home = `https://github.com/${REPOSITORY}#`;
+		const readme = anchorsOf('README.md');
+		expect(urls.filter((url) => !url.startsWith(home) || !readme.has(url.slice(home.length)))).toEqual([]);
 	});
 
 	test('the README links repository files absolutely (it is shown on npm without them); relative links are its own anchors only', () => {
