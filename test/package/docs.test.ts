@@ -23,6 +23,7 @@
  *   descriptions, or a path of them joined by ` → ` (**Options → Download Files**). n8n's own
  *   names (its nodes, buttons, menus) are in *italics*. And the reverse: the options users set most
  *   (MOST_SET) exist under that name and are named in bold somewhere in those pages.
+ * - The README's Operations table lists the action node's operations (resource, name, value), all of them.
  * - The README's set-up commands are CONTRIBUTING's, and each feature page is task-first: its first
  *   section is "What to build" (the options follow), and a later one "What is guaranteed".
  */
@@ -274,6 +275,28 @@ describe('the README is a door', () => {
 		expect(commands(readme)).toEqual(commands(read('.github/CONTRIBUTING.md')));
 		const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
 		expect(Object.keys(scripts)).toEqual(expect.arrayContaining(['dev', 'test']));
+	});
+});
+
+describe("the README's Operations table is the action node's", () => {
+	/** `Resource: Name=value` for each operation the table lists, and for each the node has. */
+	test('it lists every operation of the Service Bot node under its resource, by name and value, and no other', () => {
+		const section = read('README.md').split('\n## Operations\n')[1].split('\n## ')[0];
+		const listed = section
+			.split('\n')
+			.map((line) => /^\|\s*([A-Z][a-z]+)\s*\|(.+)\|\s*$/.exec(line))
+			.flatMap((row) => (row ? [...row[2].matchAll(/([A-Z][A-Za-z ]+?) \(`(\w+)`\)/g)].map((match) => `${row[1]}: ${match[1].trim()}=${match[2]}`) : []));
+		const description = new ServiceBot().description.properties;
+		const resources = new Map(
+			(description.find((property) => property.name === 'resource')?.options ?? []).map((option) => ('value' in option ? [String(option.value), option.name] : ['', ''])),
+		);
+		const offered = description
+			.filter((property) => property.name === 'operation')
+			.flatMap((property) =>
+				(property.options ?? []).map((option) => `${String(resources.get(String(property.displayOptions?.show?.resource?.[0])))}: ${option.name}=${'value' in option ? String(option.value) : ''}`),
+			);
+		expect(offered.length).toBeGreaterThan(30);
+		expect([...listed].sort()).toEqual([...new Set(offered)].sort());
 	});
 });
 
