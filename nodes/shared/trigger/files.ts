@@ -1,6 +1,7 @@
 /**
  * Files users send, on the trigger's item: the handy fields that say what arrived (`file_kind`,
- * `file_id`, `file_name`, `mime_type`, `file_size`), and with Download Files the file itself as
+ * `file_id`, `file_name`, `mime_type`, `file_size`, and for the size the fields describe
+ * `file_width`, `file_height`, `file_duration`), and with Download Files the file itself as
  * binary data in `data`, so Trigger → AI Agent sees a photo and a voice note goes to a transcription
  * node with nothing to map. A file that cannot be downloaded never costs the message: the item runs
  * with `file_error` saying why and what to do, its file_id and metadata still on it.
@@ -38,8 +39,15 @@ function sizeOf(sizes: readonly ReceivedFile[], photoSize: PhotoSize): ReceivedF
 	return sizes[sizes.length - 1];
 }
 
+/** A file of a message: what fetching it needs, and what it shows (pixels, seconds) when the message says. */
+export interface MessageFile extends FileFacts {
+	readonly width?: number;
+	readonly height?: number;
+	readonly duration?: number;
+}
+
 /** The file the update's message carries, in the chosen size for a photo; undefined when none. */
-export function fileOfUpdate(update: ReceivedUpdate, photoSize: PhotoSize): FileFacts | undefined {
+export function fileOfUpdate(update: ReceivedUpdate, photoSize: PhotoSize): MessageFile | undefined {
 	const { media } = update;
 	if (!media) return undefined;
 	const file = sizeOf(media.sizes, photoSize);
@@ -50,17 +58,27 @@ export function fileOfUpdate(update: ReceivedUpdate, photoSize: PhotoSize): File
 		fileName: file.fileName,
 		mimeType: file.mimeType,
 		fileSize: file.fileSize,
+		width: file.width,
+		height: file.height,
+		duration: file.duration,
 	};
 }
 
-/** The handy fields of a file (null each when the message has none), so every item has the same shape. */
-export function fileFields(file: FileFacts | undefined): IDataObject {
+/**
+ * The handy fields of a file (null each when the message has none), so every item has the same shape.
+ * The dimensions are the described size's: a photo's `photo[2].width` dragged from the update names
+ * a fixed index, which is another size (or none) for a photo sent smaller.
+ */
+export function fileFields(file: MessageFile | undefined): IDataObject {
 	return {
 		file_kind: file?.kind ?? null,
 		file_id: file?.fileId ?? null,
 		file_name: file?.fileName ?? null,
 		mime_type: file?.mimeType ?? null,
 		file_size: file?.fileSize ?? null,
+		file_width: file?.width ?? null,
+		file_height: file?.height ?? null,
+		file_duration: file?.duration ?? null,
 	};
 }
 

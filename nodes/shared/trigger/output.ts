@@ -43,16 +43,16 @@ export function routed(update: ReceivedUpdate, item: INodeExecutionData, shape: 
 
 /**
  * `update_type`, `chat_id`, `message_id`, `user_id`, `user`, `text`, `callback_data`,
- * `callback_query_id` and the file's `file_kind`, `file_id`, `file_name`, `mime_type`, `file_size`
- * (files.ts) next to the update, so later nodes need no long expressions. A field the update does
+ * `callback_query_id` and the file's handy fields (files.ts) before the update, so later nodes need no long expressions. A field the update does
  * not have is null, so the shape is the same for every update. With `agentInput`:
  * `sessionId` (the conversation: the chat id) and `chatInput` (the text or caption; for a click, its
  * data), the names n8n's AI Agent (`$json.chatInput`) and memory (`$json.sessionId`) take by default.
  */
 export function outputItem(update: ReceivedUpdate, shape: OutputShape): IDataObject {
-	const item: IDataObject = { ...update.body };
+	if (!shape.addHandyFields && !shape.agentInput && !shape.downloadFiles) return update.body;
+	const added: IDataObject = {};
 	if (shape.addHandyFields) {
-		Object.assign(item, {
+		Object.assign(added, {
 			update_type: update.type ?? null,
 			chat_id: update.chatId ?? null,
 			message_id: update.messageId ?? null,
@@ -65,11 +65,14 @@ export function outputItem(update: ReceivedUpdate, shape: OutputShape): IDataObj
 		});
 	}
 	if (shape.agentInput) {
-		Object.assign(item, { sessionId: update.chatId ?? null, chatInput: update.text ?? update.callbackData ?? null });
+		Object.assign(added, { sessionId: update.chatId ?? null, chatInput: update.text ?? update.callbackData ?? null });
 	}
 	// Null until a download fails, so every item has it (files.ts); only where Download Files is on.
-	if (shape.downloadFiles) item.file_error = null;
-	return shape.addHandyFields || shape.agentInput || shape.downloadFiles ? item : update.body;
+	if (shape.downloadFiles) added.file_error = null;
+	// n8n's schema view lists an item's keys in order, and people drag what they see first: the
+	// added fields lead, the update as received follows, and an added field keeps its value over a
+	// key of the same name the service might put in an update.
+	return { ...added, ...update.body, ...added };
 }
 
 /**

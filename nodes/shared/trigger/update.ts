@@ -50,6 +50,7 @@ const ServiceFile = z.looseObject({
 	file_size: tolerant(z.number().nonnegative()),
 	width: tolerant(z.number()),
 	height: tolerant(z.number()),
+	duration: tolerant(z.number().nonnegative()),
 	file_name: tolerant(z.string()),
 	mime_type: tolerant(z.string()),
 });
@@ -74,6 +75,8 @@ export interface ReceivedFile {
 	readonly fileSize?: number;
 	readonly width?: number;
 	readonly height?: number;
+	/** A voice note's or video's length in seconds. */
+	readonly duration?: number;
 	readonly fileName?: string;
 	readonly mimeType?: string;
 }
@@ -121,6 +124,7 @@ function fileOf(value: unknown): ReceivedFile | undefined {
 		fileSize: file.file_size,
 		width: file.width,
 		height: file.height,
+		duration: file.duration,
 		fileName: file.file_name,
 		mimeType: file.mime_type,
 	};

@@ -20,7 +20,7 @@ function updateWith(message: Record<string, unknown>): ReceivedUpdate {
 describe("a message's file, read as Telegram sends it", () => {
 	test.each(FILES.mediaFields.filter((field) => field !== 'photo'))('a %s: its one file, with the name and type the message gives', (kind) => {
 		const update = updateWith({ [kind]: { file_id: 'F', file_unique_id: 'UF', file_name: 'a.bin', mime_type: 'application/x-test', file_size: 10, duration: 2 } });
-		expect(fileOfUpdate(update, 'largest')).toEqual({ kind, fileId: 'F', fileUniqueId: 'UF', fileName: 'a.bin', mimeType: 'application/x-test', fileSize: 10 });
+		expect(fileOfUpdate(update, 'largest')).toEqual({ kind, fileId: 'F', fileUniqueId: 'UF', fileName: 'a.bin', mimeType: 'application/x-test', fileSize: 10, duration: 2 });
 	});
 
 	test.each([
@@ -55,7 +55,42 @@ describe("a message's file, read as Telegram sends it", () => {
 	});
 
 	test('the handy fields: what arrived, each null without a file', () => {
-		expect(fileFields(fileOfUpdate(updateWith({ photo: PHOTO }), 'largest'))).toEqual({ file_kind: 'photo', file_id: 'y', file_name: null, mime_type: null, file_size: 120_000 });
-		expect(fileFields(undefined)).toEqual({ file_kind: null, file_id: null, file_name: null, mime_type: null, file_size: null });
+		expect(fileFields(fileOfUpdate(updateWith({ photo: PHOTO }), 'largest'))).toEqual({
+			file_kind: 'photo',
+			file_id: 'y',
+			file_name: null,
+			mime_type: null,
+			file_size: 120_000,
+			file_width: 1280,
+			file_height: 960,
+			file_duration: null,
+		});
+		expect(fileFields(undefined)).toEqual({
+			file_kind: null,
+			file_id: null,
+			file_name: null,
+			mime_type: null,
+			file_size: null,
+			file_width: null,
+			file_height: null,
+			file_duration: null,
+		});
+	});
+
+	test.each([
+		['largest', 1280, 960],
+		['medium', 320, 240],
+		['smallest', 90, 68],
+	] as const)('a photo, Photo Size %s: file_width and file_height are that size\'s (%d × %d)', (photoSize, width, height) => {
+		expect(fileFields(fileOfUpdate(updateWith({ photo: PHOTO }), photoSize))).toMatchObject({ file_width: width, file_height: height });
+	});
+
+	test("a video's dimensions and duration, a voice note's duration (seconds, as Telegram sends them)", () => {
+		const video = { file_id: 'V', width: 1920, height: 1080, duration: 12, mime_type: 'video/mp4', file_size: 9_000 };
+		expect(fileFields(fileOfUpdate(updateWith({ video }), 'largest'))).toMatchObject({ file_kind: 'video', file_width: 1920, file_height: 1080, file_duration: 12 });
+		const voice = { file_id: 'O', duration: 3, mime_type: 'audio/ogg', file_size: 4_000 };
+		expect(fileFields(fileOfUpdate(updateWith({ voice }), 'largest'))).toMatchObject({ file_kind: 'voice', file_width: null, file_height: null, file_duration: 3 });
+		// A duration of another shape reads as none; the file still arrives.
+		expect(fileFields(fileOfUpdate(updateWith({ voice: { ...voice, duration: 'long' } }), 'largest'))).toMatchObject({ file_id: 'O', file_duration: null });
 	});
 });

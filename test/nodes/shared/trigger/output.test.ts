@@ -44,9 +44,24 @@ describe('version 2: ready for an AI Agent with memory, and the handy fields wit
 			file_name: null,
 			mime_type: null,
 			file_size: null,
+			file_width: null,
+			file_height: null,
+			file_duration: null,
 			sessionId: emu.demo.privateChatId,
 			chatInput: 'What is my order status?',
 		});
+	});
+
+	test('the fields users map come first and the update as received after them: the order n8n\'s schema view lists them in', async () => {
+		const update = messageUpdate(3, emu.demo.privateChatId, emu.demo.userId, 'hello');
+		const keys = Object.keys((await itemFor(update, 2)) ?? {});
+		expect(keys.slice(0, 4)).toEqual(['update_type', 'chat_id', 'message_id', 'user_id']);
+		expect(keys.slice(-2)).toEqual(['update_id', 'message']);
+		// Fields the service may add at the top of an update follow them; a handy field keeps its value.
+		const extended = { ...update, text: 'not the handy one', extra: 1 };
+		const item = (await itemFor(extended, 2)) ?? {};
+		expect(item.text).toBe('hello');
+		expect(Object.keys(item).slice(-3)).toEqual(['update_id', 'message', 'extra']);
 	});
 
 	test('a photo with a caption: chatInput is the caption', async () => {
