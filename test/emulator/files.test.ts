@@ -449,7 +449,9 @@ describe('GET {base}/file/bot<token>/<file_path>', () => {
 
 	it("an 'oversize' fault sends more than the file, chunked without a Content-Length, and stops when the client closes", async () => {
 		const path = await knownPath();
-		emu.injectFault({ kind: 'oversize', method: 'file', bodyBytes: 100_000 });
+		// Method calls do not take it, even without a method named.
+		emu.injectFault({ kind: 'oversize', bodyBytes: 100_000 });
+		await ok(emu, 'getMyName', {});
 		const whole = await fetch(`${emu.baseUrl}/file/bot${d.token}/${path}`);
 		expect(whole.headers.get('content-length')).toBeNull();
 		expect(whole.headers.get('transfer-encoding')).toBe('chunked');
@@ -457,6 +459,7 @@ describe('GET {base}/file/bot<token>/<file_path>', () => {
 		expect(body.length).toBe(100_000);
 		expect(body.subarray(0, 13).toString()).toBe('secret report');
 		expect(emu.callsTo('file')[0]).toMatchObject({ status: 200, response: { file_size: 100_000, mime_type: 'text/plain' } });
+		expect(emu.callsTo('getMyName')[0]).toMatchObject({ status: 200, response: { ok: true, result: { name: expect.any(String) as unknown } } });
 
 		// 1 GB offered, the client reads one chunk and leaves: the emulator stops writing.
 		emu.injectFault({ kind: 'oversize', method: 'file', bodyBytes: 1024 ** 3 });

@@ -491,6 +491,8 @@ class EmulatorImpl implements Emulator {
 			(x) =>
 				x.remaining > 0 &&
 				(x.method === undefined || x.method.toLowerCase() === method.toLowerCase()) &&
+				// A body larger than the file is a download's fault only.
+				(x.kind !== 'oversize' || method === 'file') &&
 				(x.when === undefined || x.when({ token, method, body: call.body })),
 		);
 		if (!f) return undefined;

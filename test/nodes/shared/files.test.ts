@@ -8,6 +8,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { BinaryDataService } from 'n8n-core';
+// n8n-core keeps its own copy of @n8n/di: the container its helpers look the service up in.
+import { Container } from 'n8n-core/node_modules/@n8n/di';
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { fileNameOf, mimeTypeOf } from '../../../nodes/shared/files';
@@ -88,8 +91,8 @@ function storedFiles(folder = binaryStorageFolder()): string[] {
 }
 
 /** A document the demo user sent, of `bytes`, and the path getFile gives it (asked directly, as the service would answer). */
-async function sentDocument(bytes: Buffer): Promise<{ file: IDataObject; filePath: string }> {
-	const file = fileOfMessage(await userSendsFile(emu, { ...SAMPLES.document, bytes, fileName: 'scan.pdf' }));
+async function sentDocument(bytes: Buffer, caption?: string): Promise<{ file: IDataObject; filePath: string }> {
+	const file = fileOfMessage(await userSendsFile(emu, { ...SAMPLES.document, bytes, fileName: 'scan.pdf' }, caption));
 	const answer = (await (
 		await fetch(`${emu.baseUrl}/bot${emu.demo.token}/getFile`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ file_id: file.file_id }) })
 	).json()) as { result: { file_path: string } };
@@ -164,6 +167,33 @@ describe('a download is bounded by the size the service stated and by the 20 MB 
 	});
 });
 
+describe("in n8n's in-memory binary mode (N8N_DEFAULT_BINARY_DATA_MODE=default, which holds every file whole in the item)", () => {
+	beforeEach(() => {
+		// No store: n8n-core reads the body into a buffer with its own reader (the events of a Readable).
+		jest.replaceProperty(Container.get(BinaryDataService) as unknown as { mode: string }, 'mode', 'default');
+	});
+
+	it('a file arrives whole in the item', async () => {
+		const bytes = Buffer.alloc(300 * 1024, 0x43);
+		const { file } = await sentDocument(bytes);
+		const result = await run(ctx, GET_FILE, { items: [{ file_id: file.file_id }] });
+		expect(result.error).toBeUndefined();
+		const binary = result.output[0].binary!.data;
+		expect(binary.id).toBeUndefined();
+		expect(Buffer.from(binary.data, 'base64').equals(bytes)).toBe(true);
+	});
+
+	it('a 200 MB body without a stated size: refused at the limit, not held, not asked again', async () => {
+		const { file, filePath } = await sentDocument(Buffer.from('%PDF-1.7 a scan'));
+		emu.injectFault({ kind: 'result', method: 'getFile', result: { file_id: file.file_id, file_unique_id: file.file_unique_id, file_path: filePath } });
+		emu.injectFault({ kind: 'oversize', method: 'file', bodyBytes: 200 * MB });
+		const result = await run(ctx, GET_FILE, { items: [{ file_id: file.file_id }] });
+		expect(result.output).toEqual([]);
+		expect(result.error?.message).toMatch(/is over the service's 20 MB download limit for bots \(it came larger than 20 MB\)/);
+		expect(bytesSent()).toBeLessThan(FILES.downloadBytes.max + 36 * MB);
+	});
+});
+
 describe("a trigger's Download Files: the file's name as n8n keeps it", () => {
 	it('a document named with a right-to-left override: the binary data and the store hold its name without it', async () => {
 		const trigger = await liveTrigger(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { downloadFiles: true } } });
@@ -179,5 +209,23 @@ describe("a trigger's Download Files: the file's name as n8n keeps it", () => {
 		expect((await storedMetadata(binary))?.fileName).toBe('invoicefdp.exe');
 		// The handy field keeps what the message said, as received.
 		expect(item.json.file_name).toBe('invoice\u202Efdp.exe');
+	});
+
+	it('a body larger than getFile said: the message runs without the file, file_error says so and how to fetch it later, one attempt', async () => {
+		// Sent while no trigger listens: the service keeps it, and pushes it once the trigger is published.
+		const { file, filePath } = await sentDocument(Buffer.alloc(64 * 1024, 0x44), 'my scan');
+		emu.injectFault({ kind: 'result', method: 'getFile', result: { file_id: file.file_id, file_unique_id: file.file_unique_id, file_size: 1024, file_path: filePath } });
+		emu.injectFault({ kind: 'oversize', method: 'file', bodyBytes: 2 * MB });
+		const trigger = await liveTrigger(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { downloadFiles: true } } });
+		live.push(trigger);
+		for (let waited = 0; trigger.server.executions.length === 0 && waited < 500; waited++) await new Promise((resolve) => setTimeout(resolve, 10));
+		const [item] = trigger.server.executions[0].flat();
+
+		expect(item.binary).toBeUndefined();
+		expect(item.json).toMatchObject({ file_id: file.file_id, text: 'my scan' });
+		expect(item.json.file_error).toBe(
+			`Could not download file '${String(file.file_id)}': the file came larger than the service said (getFile gave 1,024 bytes); it was not kept nor asked again. The message ran without it: its file_id is on the item, to fetch it later with Service Bot → File → Get File`,
+		);
+		expect(emu.callsTo('file')).toHaveLength(1);
 	});
 });
