@@ -194,13 +194,21 @@ describe("in n8n's in-memory binary mode (N8N_DEFAULT_BINARY_DATA_MODE=default, 
 	});
 });
 
-describe("a trigger's Download Files: the file's name as n8n keeps it", () => {
+/** The item of the first execution the trigger started, once it started. */
+async function firstRun(trigger: LiveTrigger): Promise<INodeExecutionData> {
+	for (let waited = 0; trigger.server.executions.length === 0; waited++) {
+		if (waited === 500) throw new Error('the trigger started no execution');
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+	return trigger.server.executions[0].flat()[0];
+}
+
+describe("a trigger's Download Files: the name n8n keeps, a body larger than getFile said", () => {
 	it('a document named with a right-to-left override: the binary data and the store hold its name without it', async () => {
 		const trigger = await liveTrigger(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { downloadFiles: true } } });
 		live.push(trigger);
 		await userSendsFile(emu, { ...SAMPLES.document, fileName: 'invoice\u202Efdp.exe' });
-		for (let waited = 0; trigger.server.executions.length === 0 && waited < 500; waited++) await new Promise((resolve) => setTimeout(resolve, 10));
-		const [item] = trigger.server.executions[0].flat();
+		const item = await firstRun(trigger);
 
 		expect(item.json.file_error).toBeNull();
 		const binary = item.binary!.data;
@@ -218,8 +226,7 @@ describe("a trigger's Download Files: the file's name as n8n keeps it", () => {
 		emu.injectFault({ kind: 'oversize', method: 'file', bodyBytes: 2 * MB });
 		const trigger = await liveTrigger(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { downloadFiles: true } } });
 		live.push(trigger);
-		for (let waited = 0; trigger.server.executions.length === 0 && waited < 500; waited++) await new Promise((resolve) => setTimeout(resolve, 10));
-		const [item] = trigger.server.executions[0].flat();
+		const item = await firstRun(trigger);
 
 		expect(item.binary).toBeUndefined();
 		expect(item.json).toMatchObject({ file_id: file.file_id, text: 'my scan' });
