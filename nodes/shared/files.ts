@@ -3,7 +3,8 @@
  * the triggers' Download Files). The spec shows no download; Telegram's convention, which the
  * service follows: `getFile` with a `file_id` answers `{file_id, file_unique_id, file_size,
  * file_path}`, and the bytes are at the file path (the transport's `downloadFile`), for files up to
- * 20 MB. The bytes are streamed into n8n's binary data store as they come.
+ * 20 MB. The bytes are streamed into n8n's binary data store as they come, and no further than the
+ * file may be: getFile's size, else the limit (the transport's download stops there).
  *
  * A file gets the name and type the message gave it (a document's `file_name` and `mime_type`); a
  * photo has neither (Telegram's photos are JPEG), and Telegram's file server answers every file as
@@ -17,7 +18,7 @@ import { z } from 'zod/v4';
 import { LIMITS } from './spec';
 import { apiRequest } from './transport/client';
 import type { FileResponse } from './transport/download';
-import { INCOMPLETE_BODY, downloadFile } from './transport/download';
+import { INCOMPLETE_BODY, downloadFile, oversizeOf } from './transport/download';
 import { failureOf, messageOf } from './transport/failure';
 
 /** The contexts that may store binary data: the action node, the webhook and the polling trigger. */
@@ -71,9 +72,12 @@ export function serviceFileOf(result: unknown): ServiceFile {
 	return parsed.success ? parsed.data : {};
 }
 
-/** Over the limit: what the file is, and `next`, what to do (the trigger: its metadata is on the item). */
-export function tooBigText(fileId: string, bytes: number | undefined, next: string): string {
-	const size = bytes === undefined ? '' : ` (the file is ${megabytes(bytes)})`;
+/**
+ * Over the limit: what the file is (its size; or, `cameLarger`, that its bytes went past the limit
+ * where nothing said its size), and `next`, what to do (the trigger: its metadata is on the item).
+ */
+export function tooBigText(fileId: string, bytes: number | undefined, next: string, cameLarger = false): string {
+	const size = bytes !== undefined ? ` (the file is ${megabytes(bytes)})` : cameLarger ? ` (it came larger than ${LIMIT_TEXT})` : '';
 	return `File ${quoted(fileId)} is over the service's ${LIMIT_TEXT} download limit for bots${size}: ${next}`;
 }
 
@@ -102,11 +106,14 @@ export class FileTooBig extends Error {
 }
 
 /**
- * What stands between a file and the workflow: its size (over the limit: no use asking again), the
- * service not knowing its ID (neither), or a download that failed (it may work later).
+ * What stands between a file and the workflow: its size (over the limit, stated or as it came: no use
+ * asking again), the service not knowing its ID (neither), or a download that failed (it may work
+ * later; a body larger than the service said too, which is the service's fault).
  */
 export function problemOf(error: unknown): 'tooBig' | 'unknown' | 'failed' {
 	if (error instanceof FileTooBig) return 'tooBig';
+	const oversize = oversizeOf(error);
+	if (oversize !== undefined) return oversize.stated ? 'failed' : 'tooBig';
 	const failure = failureOf(error);
 	if (failure?.kind !== 'refused' || failure.status !== 400) return 'failed';
 	if (GET_FILE_REFUSALS.tooBig.test(failure.description)) return 'tooBig';
@@ -121,9 +128,13 @@ export function problemOf(error: unknown): 'tooBig' | 'unknown' | 'failed' {
 export function failureText(error: unknown, fileId: string, tooBigNext: string): string {
 	const failure = failureOf(error);
 	const problem = problemOf(error);
-	if (problem === 'tooBig') return tooBigText(fileId, error instanceof FileTooBig ? error.bytes : undefined, tooBigNext);
+	const oversize = oversizeOf(error);
+	if (problem === 'tooBig') return tooBigText(fileId, error instanceof FileTooBig ? error.bytes : undefined, tooBigNext, oversize !== undefined);
 	if (problem === 'unknown' && failure?.kind === 'refused') return unknownFileText(fileId, failure.description);
 	const what = `Could not download file ${quoted(fileId)}`;
+	if (oversize !== undefined) {
+		return `${what}: the file came larger than the service said (getFile gave ${oversize.limitBytes.toLocaleString('en-US')} bytes); it was not kept nor asked again`;
+	}
 	switch (failure?.kind) {
 		case undefined:
 			return `${what}: n8n could not store it (${messageOf(error)})`;
@@ -143,10 +154,23 @@ export function failureText(error: unknown, fileId: string, tooBigNext: string):
 	}
 }
 
-/** A name for n8n's binary data: no folders (n8n would keep them as the file's directory), no control characters. */
+/**
+ * What a name shown as text must not hold: control characters (C0, DEL, C1), line and paragraph
+ * separators, and the invisible format characters (Unicode's Cf): the bidi controls (U+202A–U+202E,
+ * U+2066–U+2069, U+200E, U+200F, U+061C) that reorder what is shown (`invoice\u202Efdp.exe` reads as
+ * "invoiceexe.pdf"), zero-width spaces, joiners of words, byte order marks, soft hyphens, tags. The
+ * zero-width joiner and non-joiner stay: they join letters (Persian, Indic scripts) and emoji, and
+ * reorder nothing.
+ */
+const HIDDEN_CHARACTERS = /[\p{Cc}\p{Zl}\p{Zp}]|(?![\u200C\u200D])\p{Cf}/gu;
+
+/**
+ * A name for n8n's binary data: no folders (n8n would keep them as the file's directory), nothing
+ * invisible that could disguise what the name says (HIDDEN_CHARACTERS).
+ */
 function safeName(name: string | undefined): string | undefined {
 	const last = (name ?? '').split(/[\\/]/).pop() ?? '';
-	const base = [...last].filter((char) => char.charCodeAt(0) >= 32 && char.charCodeAt(0) !== 127).join('').trim();
+	const base = last.replace(HIDDEN_CHARACTERS, '').trim();
 	if (base === '' || base === '.' || base === '..') return undefined;
 	return base.length > 200 ? base.slice(base.length - 200) : base;
 }
@@ -194,9 +218,8 @@ export async function downloadInto(ctx: FileContext, file: ServiceFile, facts: F
 		{
 			subject: `file ${quoted(facts.fileId)}`,
 			itemIndex,
-			// getFile's size is the file's: a body of another length came incomplete.
+			// getFile's size is the file's: a shorter body came incomplete, a longer one is not the file.
 			expectedBytes: file.file_size,
-			storedBytes: (binary) => binary.bytes,
 			largestBytes: DOWNLOAD_LIMIT,
 		},
 	);

@@ -447,6 +447,36 @@ describe('GET {base}/file/bot<token>/<file_path>', () => {
 		expect(emu.callsTo('file').map((recorded) => recorded.status)).toEqual([502, 200, 500, 200, 0, 200]);
 	});
 
+	it("an 'oversize' fault sends more than the file, chunked without a Content-Length, and stops when the client closes", async () => {
+		const path = await knownPath();
+		// Method calls do not take it, even without a method named.
+		emu.injectFault({ kind: 'oversize', bodyBytes: 100_000 });
+		await ok(emu, 'getMyName', {});
+		const whole = await fetch(`${emu.baseUrl}/file/bot${d.token}/${path}`);
+		expect(whole.headers.get('content-length')).toBeNull();
+		expect(whole.headers.get('transfer-encoding')).toBe('chunked');
+		const body = Buffer.from(await whole.arrayBuffer());
+		expect(body.length).toBe(100_000);
+		expect(body.subarray(0, 13).toString()).toBe('secret report');
+		expect(emu.callsTo('file')[0]).toMatchObject({ status: 200, response: { file_size: 100_000, mime_type: 'text/plain' } });
+		expect(emu.callsTo('getMyName')[0]).toMatchObject({ status: 200, response: { ok: true, result: { name: expect.any(String) as unknown } } });
+
+		// 1 GB offered, the client reads one chunk and leaves: the emulator stops writing.
+		emu.injectFault({ kind: 'oversize', method: 'file', bodyBytes: 1024 ** 3 });
+		const left = await fetch(`${emu.baseUrl}/file/bot${d.token}/${path}`);
+		const reader = left.body!.getReader();
+		await reader.read();
+		await reader.cancel();
+		const sent = (): number => (emu.callsTo('file')[1].response as { file_size: number }).file_size;
+		// Written as the client reads: once it left, the count stops (socket buffers at most beyond what it read).
+		let last = -1;
+		while (sent() !== last) {
+			last = sent();
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
+		expect(last).toBeLessThan(16 * MB);
+	});
+
 	it("a 'hang' fault holds the download until the client gives up", async () => {
 		const path = await knownPath();
 		emu.injectFault({ kind: 'hang', method: 'file' });

@@ -242,3 +242,26 @@ export function placeholder(kind: MediaKind, fileId: string, statedSize: number 
 	for (let at = 0; at < size; at += line.length) line.copy(bytes, at, 0, Math.min(line.length, size - at));
 	return { bytes };
 }
+
+// ---------- a body larger than the file ----------
+
+/** The filler after the file's bytes in an oversized body (one chunk, sent again and again). */
+const FILLER = Buffer.alloc(64 * 1024, 0x2e);
+
+/**
+ * A body of `total` bytes for a file that has fewer: the file's bytes, then filler, in chunks of at
+ * most 64 KiB, made as they are asked for (a body of gigabytes is never held).
+ */
+export function* oversizedBody(bytes: Buffer, total: number): Generator<Buffer> {
+	let left = total;
+	for (let at = 0; at < bytes.length && left > 0; at += FILLER.length) {
+		const chunk = bytes.subarray(at, Math.min(at + FILLER.length, at + left));
+		left -= chunk.length;
+		yield chunk;
+	}
+	while (left > 0) {
+		const chunk = left >= FILLER.length ? FILLER : FILLER.subarray(0, left);
+		left -= chunk.length;
+		yield chunk;
+	}
+}

@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GET_METHODS } from '../spec';
 import { chatActionText, chatPage } from './chat-page';
-import { USER_FILE_LIMIT_BYTES } from './files';
+import { USER_FILE_LIMIT_BYTES, oversizedBody } from './files';
 import { Described, buildHandlers } from './methods';
 import { UPLOAD_LIMIT_BYTES, UploadedFile, parseMultipart } from './multipart';
 import { Params } from './params';
@@ -68,7 +68,7 @@ export interface RecordedCall {
 	at: number;
 }
 
-export type FaultKind = 'status' | 'delay' | 'hang' | 'drop' | 'reset' | 'malformed' | 'html' | 'result';
+export type FaultKind = 'status' | 'delay' | 'hang' | 'drop' | 'reset' | 'malformed' | 'html' | 'result' | 'oversize';
 
 export interface FaultSpec {
 	kind: FaultKind;
@@ -86,6 +86,11 @@ export interface FaultSpec {
 	delayMs?: number;
 	/** 'result': answer `{ok: true, result}` with this result instead (a service sending what it should not) */
 	result?: unknown;
+	/**
+	 * 'oversize' (downloads only): the length of the body sent, the file's bytes followed by filler,
+	 * chunked without a Content-Length; default twice the file's length
+	 */
+	bodyBytes?: number;
 	/**
 	 * Extension: for 'status', 'drop', 'reset', 'malformed' and 'html', also execute the method (side effects
 	 * happen, e.g. the message is sent) before the broken answer. Default false: the method is not executed.
@@ -486,6 +491,8 @@ class EmulatorImpl implements Emulator {
 			(x) =>
 				x.remaining > 0 &&
 				(x.method === undefined || x.method.toLowerCase() === method.toLowerCase()) &&
+				// A body larger than the file is a download's fault only.
+				(x.kind !== 'oversize' || method === 'file') &&
 				(x.when === undefined || x.when({ token, method, body: call.body })),
 		);
 		if (!f) return undefined;
@@ -595,6 +602,10 @@ class EmulatorImpl implements Emulator {
 			res.writeHead(200, { ...headers, 'content-length': broken.kind === 'reset' ? bytes.length : half.length });
 			if (broken.kind === 'reset') res.write(half, () => res.socket?.destroy());
 			else res.end(half);
+			return;
+		}
+		if (broken?.kind === 'oversize') {
+			await serveOversized(res, call, bytes, mimeType, broken.bodyBytes ?? bytes.length * 2);
 			return;
 		}
 		if (broken) {
@@ -846,13 +857,14 @@ class EmulatorImpl implements Emulator {
 	}
 
 	injectFault(f: FaultSpec): void {
-		const kinds: FaultKind[] = ['status', 'delay', 'hang', 'drop', 'reset', 'malformed', 'html', 'result'];
+		const kinds: FaultKind[] = ['status', 'delay', 'hang', 'drop', 'reset', 'malformed', 'html', 'result', 'oversize'];
 		if (!isRecord(f) || !kinds.includes(f.kind)) throw new ControlError(`fault kind must be one of ${kinds.join(', ')}`);
 		const count = f.count ?? 1;
 		if (!Number.isInteger(count) || count < 1) throw new ControlError('count must be a positive integer');
 		if (f.kind === 'status' && f.status !== undefined && (!Number.isInteger(f.status) || f.status < 100 || f.status > 599)) {
 			throw new ControlError('status must be an HTTP status code');
 		}
+		if (f.bodyBytes !== undefined && (!Number.isSafeInteger(f.bodyBytes) || f.bodyBytes < 0)) throw new ControlError('bodyBytes must be a non-negative integer');
 		this.faults.push({ ...f, remaining: count });
 	}
 
@@ -884,6 +896,35 @@ class EmulatorImpl implements Emulator {
 			this.server.closeAllConnections();
 		});
 	}
+}
+
+/**
+ * An 'oversize' download fault: a body of `bodyBytes` (the file, then filler) where the file was
+ * smaller, chunked without a Content-Length, written as the client reads it (never held whole) and
+ * stopped when the client closes. The record's `file_size` counts the bytes written so far.
+ */
+async function serveOversized(res: ServerResponse, call: RecordedCall, bytes: Buffer, mimeType: string, bodyBytes: number): Promise<void> {
+	if (res.destroyed) return;
+	const sent = { file_size: 0, mime_type: mimeType };
+	call.status = 200;
+	call.response = sent;
+	res.writeHead(200, { 'content-type': mimeType, 'x-content-type-options': 'nosniff' });
+	for (const chunk of oversizedBody(bytes, bodyBytes)) {
+		if (res.destroyed) return;
+		sent.file_size += chunk.length;
+		if (!res.write(chunk)) {
+			await new Promise<void>((resolve) => {
+				const done = (): void => {
+					res.off('drain', done);
+					res.off('close', done);
+					resolve();
+				};
+				res.on('drain', done);
+				res.on('close', done);
+			});
+		}
+	}
+	if (!res.destroyed) res.end();
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
