@@ -152,17 +152,18 @@ const LONG_PARTS = [
 	(part: number) => `\n\n> A quote in part ${part}, **bold** and *slanted*.`,
 ];
 /** Words of at most four letters: one token each, so the count comes out exact. */
-const FILLER = ' and so the long text ends here with a few more of them'.match(/ \w+/g) ?? [];
+const FILLER = ' so the long text ends here with a few more of them and'.match(/ \w+/g) ?? [];
 
-/** `answer` made `tokens` long: Markdown parts as models write them, then small words to the exact count. */
+/** `answer` made `tokens` long: Markdown parts as models write them while one fits, then small words to the exact count. */
 export function longAnswer(answer: string, tokens: number): string {
 	let text = answer;
 	for (let part = 1; ; part++) {
-		const next = text + LONG_PARTS[(part - 1) % LONG_PARTS.length](part);
-		if (tokensOf(next).length > tokens - FILLER.length) break;
-		text = next;
+		const fitting = LONG_PARTS.map((_, offset) => text + LONG_PARTS[(part - 1 + offset) % LONG_PARTS.length](part)).find((next) => tokensOf(next).length <= tokens);
+		if (fitting === undefined) break;
+		text = fitting;
 	}
-	for (let word = 0; tokensOf(text).length < tokens; word++) text += FILLER[word % FILLER.length];
+	if (tokens - tokensOf(text).length > 2) text += '\n\n';
+	for (let word = 0; tokensOf(text).length < tokens; word++) text += text.endsWith('\n') ? FILLER[word % FILLER.length].trimStart() : FILLER[word % FILLER.length];
 	return text;
 }
 
