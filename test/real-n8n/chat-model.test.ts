@@ -9,7 +9,7 @@ import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/
 import { ChatOpenAI } from '@langchain/openai';
 import OpenAI, { toFile } from 'openai';
 
-import { startChatModel, type ChatModel } from './chat-model';
+import { parsePace, startChatModel, type ChatModel } from './chat-model';
 
 const PLANS = ['## Our plans', '', '| Plan | Price |', '|---|---:|', '| **Pro** | 12 € |', '| Basic | 5 € |', '', 'Reply `pro` & we switch you.'].join('\n');
 /** A tool as n8n hands the agent's tools to the model: a JSON schema of its arguments. */
@@ -261,5 +261,11 @@ describe('pace: long answers at a set rate', () => {
 		expect(Date.now() - started).toBeGreaterThanOrEqual(380);
 		expect(response.output_text.startsWith('You said: hello\n\n## Part 1')).toBe(true);
 		expect(response.usage?.output_tokens).toBe(80);
+	});
+
+	it("reads npm run dev's pace as <tokens>@<tokens per second>, and refuses anything else naming the form", () => {
+		expect(parsePace('800@40')).toEqual({ tokens: 800, tokensPerSecond: 40 });
+		expect(parsePace(' 100 @ 2.5 ')).toEqual({ tokens: 100, tokensPerSecond: 2.5 });
+		for (const bad of ['800', '800@0', '0@40', 'fast']) expect(() => parsePace(bad)).toThrow('a pace is <tokens>@<tokens per second>, e.g. 800@40');
 	});
 });

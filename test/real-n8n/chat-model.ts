@@ -78,7 +78,7 @@ export interface TranscriptionRequest {
 
 /** Long answers at a steady rate (issue 41's measurements). */
 export interface Pace {
-	/** Every text answer is made this many tokens long (the scripted answer first). */
+	/** Every text answer is made this many tokens long (the scripted answer first; one already longer stays whole). */
 	tokens: number;
 	/** The rate they are sent at, streamed or not. */
 	tokensPerSecond: number;
