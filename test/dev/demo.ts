@@ -62,6 +62,22 @@ export function modelCredential(baseUrl: string): Record<string, unknown> {
 	return { id: MODEL_CREDENTIAL_ID, name: MODEL_CREDENTIAL_NAME, type: 'openAiApi', data: { apiKey: 'stand-in', url: baseUrl } };
 }
 
+/** Service Bot Trigger → Switch on `file_kind` → a photo's width × height and size, a document's name and size, a text reversed. */
+export const FILES_EXAMPLE = { file: 'files-bot.json', id: 'SvcBotFilesBot01' } as const;
+
+/**
+ * The voice bot: Service Bot Trigger (Download Files) → the OpenAI node's Transcribe a Recording → AI
+ * Agent on *Define below* `{{ $json.text }}` (the transcription's item has no `chatInput`) with an
+ * OpenAI Chat Model at its defaults (version 1.3: the Responses API) and Simple Memory whose Session ID
+ * is mapped from the trigger → Send Message to the trigger's chat. Both OpenAI nodes use the stand-in.
+ */
+export const VOICE_EXAMPLE = { file: 'voice-bot.json', id: 'SvcBotVoiceBot01' } as const;
+
+/** An example workflow of ./workflows that has no placeholders, as saved. */
+export function exampleWorkflow(example: { file: string }): Record<string, unknown> {
+	return JSON.parse(readFileSync(join(__dirname, 'workflows', example.file), 'utf8')) as Record<string, unknown>;
+}
+
 export function aiExampleWorkflow(): Record<string, unknown> {
-	return JSON.parse(readFileSync(join(__dirname, 'workflows', AI_EXAMPLE.file), 'utf8')) as Record<string, unknown>;
+	return exampleWorkflow(AI_EXAMPLE);
 }

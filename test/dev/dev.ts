@@ -10,8 +10,11 @@
  * webhook the new emulator has never heard of.
  *
  * Environment: SERVICE_BOT_DEV_N8N_PORT (default 5678), SERVICE_BOT_DEV_EMULATOR_PORT (default 8081),
- * SERVICE_BOT_DEV_DIR (default <cache>/dev: the n8n user folder, the logs and the packed tarball; lets
- * a second `npm run dev`, e.g. CI's on a shared machine, keep its state apart).
+ * SERVICE_BOT_DEV_MODEL_PORT (default 8082, the stand-in chat model), SERVICE_BOT_DEV_DIR (default
+ * <cache>/dev: the n8n user folder, the logs and the packed tarball; lets a second `npm run dev`, e.g.
+ * CI's on a shared machine, keep its state apart), SERVICE_BOT_DEV_MODEL_PACE or the flag
+ * `--model-pace=<tokens>@<tokens per second>` (e.g. 800@40: every answer of the stand-in model 800
+ * tokens long, sent at 40 tokens a second, 20 s; streamed as it is written when the model node streams).
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,8 +24,8 @@ import type { StoredMessage } from '../real-n8n/emulator-process';
 import { installPackage, n8nInstall, pack } from '../real-n8n/install';
 import { DEMO_OWNER, N8n } from '../real-n8n/n8n';
 import { freePort, portInUse, sleep, stopAll, stopAllOnExit, waitFor } from '../real-n8n/processes';
-import { startChatModel } from '../real-n8n/chat-model';
-import { AI_EXAMPLE, MODEL_CREDENTIAL_NAME, WORKFLOWS, aiExampleWorkflow, demoCredential, demoWorkflow, modelCredential } from './demo';
+import { parsePace, startChatModel, type Pace } from '../real-n8n/chat-model';
+import { AI_EXAMPLE, FILES_EXAMPLE, MODEL_CREDENTIAL_NAME, VOICE_EXAMPLE, WORKFLOWS, aiExampleWorkflow, demoCredential, demoWorkflow, exampleWorkflow, modelCredential } from './demo';
 
 const bold = (text: string): string => (process.stdout.isTTY ? `\u001b[1m${text}\u001b[22m` : text);
 
@@ -36,6 +39,17 @@ function portFromEnv(name: string, fallback: number): number {
 	const port = Number(value);
 	if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name} must be a port number, not ${value}`);
 	return port;
+}
+
+/** The stand-in model's pace, from `--model-pace=…` or SERVICE_BOT_DEV_MODEL_PACE (none: answers at once). */
+function paceFromArgs(args: string[]): Pace | undefined {
+	let value = process.env.SERVICE_BOT_DEV_MODEL_PACE || undefined;
+	for (const [index, arg] of args.entries()) {
+		if (arg.startsWith('--model-pace=')) value = arg.slice('--model-pace='.length);
+		else if (arg === '--model-pace' && args[index + 1] !== undefined) value = args[index + 1];
+		else if (args[index - 1] !== '--model-pace') throw new Error(`unknown argument ${arg}; npm run dev takes --model-pace=<tokens>@<tokens per second>, e.g. --model-pace=800@40`);
+	}
+	return value === undefined ? undefined : parsePace(value);
 }
 
 function keyboardOf(message: StoredMessage): string {
@@ -98,6 +112,7 @@ async function main(): Promise<void> {
 	const n8nPort = portFromEnv('SERVICE_BOT_DEV_N8N_PORT', 5678);
 	const emulatorPort = portFromEnv('SERVICE_BOT_DEV_EMULATOR_PORT', 8081);
 	const modelPort = portFromEnv('SERVICE_BOT_DEV_MODEL_PORT', 8082);
+	const pace = paceFromArgs(process.argv.slice(2));
 	for (const [port, variable] of [
 		[n8nPort, 'SERVICE_BOT_DEV_N8N_PORT'],
 		[emulatorPort, 'SERVICE_BOT_DEV_EMULATOR_PORT'],
@@ -123,14 +138,15 @@ async function main(): Promise<void> {
 	const emulator = await EmulatorProcess.start({ port: emulatorPort, logFile: join(logDir, 'emulator.log') });
 	say(`emulator running at ${emulator.baseUrl}`);
 	const demo = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
-	// The AI example's chat model: scripted answers, offline (test/real-n8n/chat-model.ts).
-	const model = await startChatModel(modelPort);
-	say(`stand-in chat model running at ${model.baseUrl}`);
+	// The AI examples' model: scripted answers and transcriptions, offline (test/real-n8n/chat-model.ts).
+	const model = await startChatModel({ port: modelPort, pace });
+	const paced = pace ? `, answers of ${pace.tokens} tokens at ${pace.tokensPerSecond} tokens/s` : '';
+	say(`stand-in chat model running at ${model.baseUrl} (/responses, /chat/completions, /audio/transcriptions${paced})`);
 
 	const n8n = new N8n({ install, userFolder, port: n8nPort, brokerPort: await freePort(), logDir });
 	say('importing the credential and the example workflows into n8n (each n8n command takes a few seconds)…');
 	await n8n.importCredentials([demoCredential(demo), modelCredential(model.baseUrl)]);
-	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo), demoWorkflow('approval', demo), demoWorkflow('firstBot', demo), aiExampleWorkflow()]);
+	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo), demoWorkflow('approval', demo), demoWorkflow('firstBot', demo), aiExampleWorkflow(), exampleWorkflow(FILES_EXAMPLE), exampleWorkflow(VOICE_EXAMPLE)]);
 	await n8n.publish(WORKFLOWS.demoBot.id);
 	say('starting n8n…');
 	await n8n.start();
@@ -160,8 +176,20 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
                                                      names them), publish this one, then write "Which
                                                      plans do you have?", "What did I ask before?"
                                                      or "Please send me a note" (tap Approve)
+             "Service Bot: files bot (photo size, document, text reversed)"   a photo is answered with its
+                                                     width × height and size, a document with its name
+                                                     and size, a text reversed (unpublish the echo bot,
+                                                     publish this one, send them on the chat page)
+             "Service Bot: voice bot (transcribe, then AI)"   a voice note → OpenAI's Transcribe a
+                                                     Recording → AI Agent (Define below {{ $json.text }},
+                                                     Simple Memory's Session ID mapped from the trigger)
+                                                     → the answer (unpublish the echo bot, publish this
+                                                     one, attach an .ogg or .mp3 file on the chat page:
+                                                     it goes as a voice note)
   Credential "Service Bot (emulator)" → ${api}, the demo bot's token
-             "${MODEL_CREDENTIAL_NAME}" → ${model.baseUrl}, scripted answers (workflow ${AI_EXAMPLE.id})
+             "${MODEL_CREDENTIAL_NAME}" → ${model.baseUrl}, scripted answers and transcriptions${paced}
+                                                     (workflows ${AI_EXAMPLE.id}, ${VOICE_EXAMPLE.id}; a model node you add
+                                                     uses it too)
   Chat       ${bold(`${api}/`)}   open it in a browser: write as the demo user, tap buttons, see the bot live
              or from a terminal: npm run say -- "hello"   npm run tap -- "👍 Nice"
   Emulator   ${api}   demo bot @${emulator.demo.botUsername}, token ${emulator.demo.token}

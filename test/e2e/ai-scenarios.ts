@@ -3,21 +3,24 @@
  * (test/dev/workflows/ai-support-bot.json) — Service Bot Polling Trigger → AI Agent with an OpenAI
  * Chat Model (pointed at the local stand-in, test/real-n8n/chat-model.ts), Simple Memory and the
  * Service Bot as a tool behind n8n's generated "Human Review" variant of our Send and Wait → Service
- * Bot Send Message with Parse Mode "Markdown From AI".
+ * Bot Send Message with Parse Mode "Markdown From AI". Then the voice bot example
+ * (test/dev/workflows/voice-bot.json): Service Bot Trigger → the OpenAI node's Transcribe a Recording
+ * → AI Agent on Define below with an OpenAI Chat Model at its defaults (1.3: the Responses API) and
+ * Simple Memory keyed by the trigger's chat, on the same stand-in.
  */
 import assert from 'node:assert/strict';
 
-import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, aiExampleWorkflow, modelCredential } from '../dev/demo';
-import { jpeg } from '../harness/sample-files';
+import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, VOICE_EXAMPLE, aiExampleWorkflow, exampleWorkflow, modelCredential } from '../dev/demo';
+import { SAMPLES, jpeg } from '../harness/sample-files';
 import { NOTE_TEXT, TOOL_DONE_ANSWER, pictureAnswer, startChatModel, textOf } from '../real-n8n/chat-model';
 import type { ScenarioContext } from './lib/context';
 import type { StoredMessage } from '../real-n8n/emulator-process';
-import type { Json } from '../real-n8n/n8n';
+import { hasEnded, type Json } from '../real-n8n/n8n';
 import type { Scenario } from './lib/runner';
 import { waitFor } from '../real-n8n/processes';
 
 const aiSupportBot: Scenario = {
-	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool (on n8n 2.x once the customer approves it in the chat: Human Review), and three quick messages are one run",
+	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool (on n8n 2.x once the customer approves it in the chat: Human Review), answers a photo and a text sent with it together, and three quick messages are one run; then a voice note through n8n's Transcribe + AI Agent on the stand-in model (the voice bot example)",
 	async run(ctx: ScenarioContext) {
 		const emulator = await ctx.emulator();
 		const model = await startChatModel();
@@ -102,17 +105,20 @@ const aiSupportBot: Scenario = {
 			ctx.log(`the agent called the Service Bot as a tool (n8n ${n8n.options.install.n8nVersion}: no human review): the note arrived, then "${String(final.text)}"`);
 		}
 
-		// A photo (Download Files is on in the example): n8n's agent passes the image itself to the model.
+		// A photo with a caption and a text right after it (Download Files is on in the example, and Group
+		// Messages Within gathers both): n8n's agent passes the image itself to the model, the texts as chatInput.
 		const photo = jpeg(640, 480, 9, 5000);
 		const before = (await botMessages()).length;
 		await emulator.userSendsFile('photo', photo, { caption: 'What is this?' });
-		const described = await waitFor('the answer to a photo', async () => (await botMessages())[before], { limitMs: 60_000 });
-		assert.equal(described.text, pictureAnswer(`image/jpeg, ${photo.length} bytes`), 'the model got the photo the user sent, whole');
+		await emulator.userSends('And which colour?');
+		const described = await waitFor('the answer to a photo and a text', async () => (await botMessages())[before], { limitMs: 60_000 });
+		// The stand-in's script: each picture of the turn (its MIME type and size), then the answer to the turn's text.
+		assert.equal(described.text, `${pictureAnswer(`image/jpeg, ${photo.length} bytes`)} You said: What is this? | And which colour?`, 'the model got the whole photo and both texts, in one turn');
 		const asked = model.requests.at(-1);
 		// n8n's agent sends the images of its input item as a user message of their own, after chatInput's.
 		const userTexts = (asked?.messages ?? []).filter((message) => message.role === 'user').map((message) => textOf(message.content));
-		assert.ok(userTexts.includes('What is this?'), `the caption is chatInput: the user messages were ${JSON.stringify(userTexts)}`);
-		ctx.log(`a photo with a caption → the agent passed the ${photo.length}-byte JPEG to the model as an image: "${String(described.text)}"`);
+		assert.ok(userTexts.includes('What is this?\nAnd which colour?'), `the caption and the text are chatInput: the user messages were ${JSON.stringify(userTexts)}`);
+		ctx.log(`a photo with a caption and a text within 2 s → one agent run with the ${photo.length}-byte JPEG as an image and both texts: "${String(described.text)}"`);
 
 		const runsBefore = model.requests.length;
 		const executionsBefore = (await n8n.executions(workflowId)).length;
@@ -127,8 +133,55 @@ const aiSupportBot: Scenario = {
 		// With Group Messages Within, as each message is gathered and again as they run.
 		assert.equal(typing.length, userMessages + executions.length, 'Show Typing: "typing…" for each message and each execution');
 		ctx.log(`three quick messages → one execution and one agent run ("${grouped.text}"); ${executions.length} executions in all`);
+
+		// The voice bot example (a webhook trigger on the same bot: the polling workflow goes first).
+		await n8n.deactivate(workflowId);
+		const voiceText = JSON.stringify(exampleWorkflow(VOICE_EXAMPLE)).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
+		const voiceBot = humanReview ? (JSON.parse(voiceText) as Json) : withN8n1Versions(JSON.parse(voiceText) as Json);
+		delete voiceBot.id;
+		delete voiceBot.active;
+		const voiceId = String((await n8n.createWorkflow(voiceBot)).id);
+		await n8n.activate(voiceId);
+		await waitFor('the voice bot to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+		const requestsBefore = model.requests.length;
+		/** The user sends a voice note of `bytes`; resolves with the bot's next message. */
+		const speak = async (bytes: Buffer): Promise<StoredMessage> => {
+			const count = (await botMessages()).length;
+			await emulator.userSendsFile('voice', bytes, { mimeType: 'audio/ogg' });
+			return await waitFor('the answer to a voice note', async () => (await botMessages())[count], { limitMs: 60_000 });
+		};
+		const voice = SAMPLES.voice.bytes;
+		const heard = await speak(voice);
+		// The stand-in transcribes as "transcribed: <bytes> bytes of <MIME type>", and the agent echoes it.
+		assert.equal(heard.text, `You said: transcribed: ${voice.length} bytes of audio/ogg`);
+		assert.deepEqual(
+			model.transcriptions.map(({ model: name, field, mimeType, bytes }) => ({ name, field, mimeType, bytes })),
+			[{ name: 'whisper-1', field: 'file', mimeType: 'audio/ogg', bytes: voice.length }],
+			'Transcribe a Recording posted the whole voice note as multipart',
+		);
+		const voiceRequest = model.requests[requestsBefore];
+		assert.equal(voiceRequest?.api, 'responses', 'OpenAI Chat Model 1.3 at its defaults calls /v1/responses');
+		assert.equal(voiceRequest?.model, 'gpt-5-mini');
+		const secondVoice = Buffer.concat([Buffer.from('OggS'), Buffer.alloc(400, 3)]);
+		const again = await speak(secondVoice);
+		assert.equal(again.text, `You said: transcribed: ${secondVoice.length} bytes of audio/ogg`);
+		// Simple Memory's Session ID is mapped from the trigger: the second run sees the first.
+		const remembered = model.requests.at(-1)?.messages.map((message) => textOf(message.content)) ?? [];
+		assert.ok(remembered.includes(`transcribed: ${voice.length} bytes of audio/ogg`) && remembered.includes(heard.text ?? ''), `the memory holds the first voice note's turn: ${JSON.stringify(remembered)}`);
+		const voiceRuns = await waitFor('both voice runs to end', async () => {
+			const runs = await n8n.executions(voiceId);
+			return runs.length === 2 && runs.every(hasEnded) ? runs : undefined;
+		}, { limitMs: 60_000 });
+		assert.deepEqual(voiceRuns.map((execution) => execution.status), ['success', 'success']);
+		ctx.log(`the voice bot example: two voice notes → Transcribe (whisper-1, multipart) → AI Agent on /v1/responses with memory → "${String(again.text)}"`);
 	},
 };
+
+/** The voice bot for n8n 1.x: the AI Agent and OpenAI node versions 1.x has (3 and 2.1). */
+function withN8n1Versions(workflow: Json): Json {
+	const versions: Record<string, number> = { '@n8n/n8n-nodes-langchain.agent': 3, '@n8n/n8n-nodes-langchain.openAi': 2.1 };
+	return { ...workflow, nodes: (workflow.nodes as Json[]).map((node) => (node.type in versions ? { ...node, typeVersion: versions[node.type] } : node)) };
+}
 
 /** The example for n8n 1.x: the Service Bot tool goes to the agent directly, and the agent is a version 1.x has (3). */
 function withoutHumanReview(workflow: Json): Json {
