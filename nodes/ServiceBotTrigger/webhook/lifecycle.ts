@@ -4,7 +4,7 @@
  * `delete` when it is unpublished or the test ends (mode 'internal' for both, with the URL of the
  * registration being removed). n8n does not call them again when it restarts.
  *
- * A bot has one webhook; the triggers of this n8n share it (listeners.ts):
+ * A bot has one webhook; the triggers of this n8n share it (shared/trigger/listeners.ts):
  * - a trigger joins the bot's listeners, or registers alone when there are none; a test in the
  *   editor is one more listener, so published workflows keep receiving while it listens;
  * - leaving, it registers the others again (the next one receives when it was the receiver), or
@@ -29,9 +29,8 @@ import type { Holder } from '../../shared/trigger/holders';
 import { describeWorkflows, forgetHolder, holderOf, holdersOf, isHeld, recordHolder, warnOfSharedClicks } from '../../shared/trigger/holders';
 import { ALLOWED_UPDATES, readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
-import type { Listener } from './listeners';
-import { MAX_LISTENERS, inServingOrder, listenerOf, listenersOf, registeredUrlOf, webhookIdOf } from './listeners';
-import { isServed } from './forward';
+import type { Listener } from '../../shared/trigger/listeners';
+import { MAX_LISTENERS, inServingOrder, isServed, listenerOf, listenersOf, registeredUrlOf, webhookIdOf } from '../../shared/trigger/listeners';
 import type { WebhookOptions } from './options';
 import { readWebhookOptions } from './options';
 import { deriveSecret, secretDigest, sharedSecret } from './secret';

@@ -7,8 +7,13 @@
  * nobody will bring the answer:
  * - a published trigger of this n8n process holds the bot (shared/trigger/holders.ts): answers arrive;
  * - else the bot's webhook (one `getWebhookInfo`): pointing to this n8n (a trigger of another n8n
- *   process behind the same address, as in queue mode, or a test in the editor), answers arrive;
- *   pointing elsewhere, taps go to another system, which cannot resume this n8n's execution: refused;
+ *   process behind the same address, as in queue mode, or a test in the editor), answers arrive,
+ *   unless the webhook lists several workflows and the one that receives (the first) is no longer
+ *   served: n8n answers the service 404, no workflow of the bot receives anything (a "deaf" bot:
+ *   shared/trigger/listeners.ts, `isServed`), refused, saying what repairs it. This is the one place
+ *   a deaf bot can show where users look: after a restart n8n 2.41 runs nothing of the triggers
+ *   (CONTRIBUTING, "Several workflows on one bot"). Pointing elsewhere, taps go to another system,
+ *   which cannot resume this n8n's execution: refused;
  * - no webhook and no holder: only a polling trigger could bring the answers, and n8n runs every
  *   published trigger() in one process (a regular n8n, or the leader main in queue mode). Run from the
  *   editor in that process (it runs polling triggers of other bots: `runsPollingTriggers`), nothing
@@ -23,6 +28,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { holdersOf, runsPollingTriggers } from '../../../shared/trigger/holders';
+import { isServed, receiverOf } from '../../../shared/trigger/listeners';
 import { displayUrl, webhookInfo } from '../../../shared/trigger/webhookInfo';
 import { tokenOf } from '../../../shared/transport/token';
 import type { At } from '../../parameters/errors';
@@ -49,7 +55,16 @@ export async function checkAnswersCanArrive(ctx: IExecuteFunctions, at: At, resu
 	const webhook = info.url ?? '';
 	const n8nOrigin = originOf(resumeUrl);
 	if (webhook !== '') {
-		if (n8nOrigin === undefined || originOf(webhook) === n8nOrigin) return;
+		if (n8nOrigin === undefined) return;
+		if (originOf(webhook) === n8nOrigin) {
+			const receiver = receiverOf(webhook);
+			if (receiver === undefined || (await isServed(ctx, n8nOrigin, token, receiver))) return;
+			throw inputError(
+				at,
+				FIELD,
+				`the bot's webhook delivers every update to ${displayUrl(webhook, token)}, a workflow this n8n no longer serves (it was unpublished while the service could not be told, e.g. during an outage of the service), so no workflow of this bot receives anything, taps on the answer buttons included. Publish any workflow with a Service Bot Trigger on this bot (or unpublish and publish one): that takes the unpublished workflow off the bot's webhook; or set Collect Answers to On a Web Page`,
+			);
+		}
 		throw inputError(
 			at,
 			FIELD,

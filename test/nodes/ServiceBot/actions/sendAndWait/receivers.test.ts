@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { ServiceBot } from '../../../../../nodes/ServiceBot/ServiceBot.node';
 import { ServiceBotPollingTrigger } from '../../../../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
 import type { Emulator, StoredMessage } from '../../../../emulator';
-import type { RunningTrigger } from '../../../../harness';
+import { freePort, startWebhookServer, type RunningTrigger } from '../../../../harness';
 import { byId } from '../../../../harness/action-node';
 import { credentialsFor, useEmulator } from '../../../../harness/emulator-suite';
 import { makeHarness } from '../../../../harness/trigger-nodes';
@@ -108,6 +108,48 @@ describe('Collect Answers In the Chat, run from the editor on a queue-mode worke
 		);
 		expect(emu.calls.slice(before).map((call) => call.method)).toEqual(['getWebhookInfo']);
 		expect(emu.history(emu.demo.privateChatId).filter((message) => message.sent_by_bot)).toEqual([]);
+	});
+});
+
+describe('Collect Answers In the Chat on a bot left deaf', () => {
+	test('the bot\'s webhook still delivers to a workflow n8n no longer serves (unpublished while the service refused writes, then n8n restarted): refused before asking, naming it and what repairs it; a served receiver is asked', async () => {
+		const base = `http://127.0.0.1:${await freePort()}/`;
+		const [gone, second, third] = [
+			await makeHarness(emu, { webhookBaseUrl: base }),
+			await makeHarness(emu, { webhookBaseUrl: base }),
+			await makeHarness(emu, { webhookBaseUrl: base }),
+		];
+		stops.push(async () => {
+			for (const harness of [second, third, gone]) await harness.delete().catch(() => false);
+		});
+		for (const harness of [gone, second, third]) await harness.activate();
+		// The list names the three, the first receiving. n8n serves the other two only: the first's
+		// workflow was unpublished while its removal could not reach the service.
+		expect(new URL(emu.webhookOf()?.url ?? '').pathname).toBe(new URL(gone.webhookUrl).pathname);
+		const server = await startWebhookServer([second, third]);
+
+		// The Send and Wait of another workflow runs in an n8n started afresh: n8n 2.41 called no method
+		// of the stored webhooks at its start, so nothing of the triggers is in memory.
+		const before = emu.calls.length;
+		const item: IDataObject = { order: 42, message: { chat: { id: emu.demo.privateChatId } } };
+		await expect(
+			runUntilWait({ nodeType: onWorker(), parameters: question(), items: [item], credentials: credentialsFor(emu), webhookBaseUrl: base }),
+		).rejects.toThrow(
+			new RegExp(
+				`Collect Answers: the bot's webhook delivers every update to ${new URL(gone.webhookUrl).href.replace(/[.?]/g, '\\$&')}\\?…, a workflow this n8n no longer serves .*so no workflow of this bot receives anything, taps on the answer buttons included\\. Publish any workflow with a Service Bot Trigger on this bot.*or set Collect Answers to On a Web Page \\[item 0\\]`,
+			),
+		);
+		await server.close();
+		expect(emu.calls.slice(before).map((call) => call.method)).toEqual(['getWebhookInfo']);
+		expect(server.probes).toEqual([{ path: new URL(gone.webhookUrl).pathname, status: 404 }]);
+		expect(emu.history(emu.demo.privateChatId).filter((message) => message.sent_by_bot)).toEqual([]);
+
+		// With the receiver served (its workflow published again), the question is asked.
+		const healthy = await startWebhookServer([gone, second, third]);
+		stops.push(async () => await healthy.close());
+		await runUntilWait({ nodeType: onWorker(), parameters: question(), items: [item], credentials: credentialsFor(emu), webhookBaseUrl: base });
+		expect(lastQuestion().text).toBe('Approve the refund of order 42?');
+		expect(healthy.probes).toEqual([{ path: new URL(gone.webhookUrl).pathname, status: 200 }]);
 	});
 });
 

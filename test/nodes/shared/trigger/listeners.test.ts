@@ -1,5 +1,5 @@
 /** Whose webhook the bot has: none, this trigger's (production or test), another trigger of this n8n, or foreign. */
-import { listenersOf } from '../../../../nodes/ServiceBotTrigger/webhook/listeners';
+import { listenersOf } from '../../../../nodes/shared/trigger/listeners';
 
 describe('webhook URLs', () => {
 	const own = 'https://n8n.example.com/webhook/0b7c5e0e-6c1f-4a59-9f87-3c1d2e4f5a6b/webhook';
