@@ -256,6 +256,26 @@ describe('several published workflows on one bot', () => {
 		for (const harness of [second, third]) expect(ran(harness)).toEqual([after]);
 	});
 
+	test('a bot left deaf (its receiver unpublished, the removal failed for good) hears again when someone listens for a test event on any of its triggers: the test joins without the unpublished workflow', async () => {
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryForMs', 0);
+		const [first, second, third] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(first, second, third);
+		for (const harness of [first, second, third]) await harness.activate();
+		emu.injectFault({ kind: 'status', status: 502, method: 'setWebhook', count: 6 });
+		expect(await first.delete()).toBe(false);
+		await serve(second, third);
+		expect(listeners()[0]).toBe(entry('p', first.webhookUrl));
+
+		expect(await second.activate('manual')).toBe(true);
+		expect(listeners()).toEqual([entry('p', second.webhookUrl), entry('p', third.webhookUrl), entry('t', second.testWebhookUrl)]);
+		const heard = await say('anyone?');
+		await emu.idle();
+		expect(ran(third)).toEqual([heard]);
+		expect(ran(second)).toEqual([heard]);
+		expect(await second.delete('manual')).toBe(true);
+		expect(listeners()).toEqual([entry('p', second.webhookUrl), entry('p', third.webhookUrl)]);
+	});
+
 	test('a slow workflow costs only itself: the receiver answers the service and runs its own while a copy is still held, and the slow one runs it once', async () => {
 		const [receiver, quick, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
 		const { released, release } = gate();
