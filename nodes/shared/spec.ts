@@ -34,6 +34,12 @@ export const LIMITS = {
 export const UPDATE_TYPES = ['message', 'callback_query'] as const;
 
 /**
+ * Part 5, rule 3: the header the service puts a webhook's `secret_token` in (Node lower-cases
+ * incoming header names); the triggers of one n8n send each other their secrets in it too.
+ */
+export const SECRET_HEADER = 'x-service-bot-api-secret-token';
+
+/**
  * Part 1, rule 5: chat and user identifiers are UUID strings (any version, either case). As a string
  * too, for the editor's regex validation.
  */

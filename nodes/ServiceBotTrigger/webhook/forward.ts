@@ -17,8 +17,8 @@ import { messageOf } from '../../shared/transport/failure';
 import { seenBefore } from '../../shared/trigger/duplicates';
 import type { Run } from '../../shared/trigger/identity';
 import { botKeyOf, fingerprint, keyed } from '../../shared/trigger/identity';
-import type { Listener } from './listeners';
-import { LISTENERS_PARAMETER, PROBE_FIELD, isListener, listenersIn, webhookIdOf } from './listeners';
+import type { Listener } from '../../shared/trigger/listeners';
+import { LISTENERS_PARAMETER, PROBE_FIELD, isListener, listenersIn, webhookIdOf } from '../../shared/trigger/listeners';
 import { SECRET_HEADER, forwardSecret } from './secret';
 
 /** How forwarding waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */

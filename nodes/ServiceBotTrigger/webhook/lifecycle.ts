@@ -4,7 +4,7 @@
  * `delete` when it is unpublished or the test ends (mode 'internal' for both, with the URL of the
  * registration being removed). n8n does not call them again when it restarts.
  *
- * A bot has one webhook; the triggers of this n8n share it (listeners.ts):
+ * A bot has one webhook; the triggers of this n8n share it (shared/trigger/listeners.ts):
  * - a trigger joins the bot's listeners, or registers alone when there are none; a test in the
  *   editor is one more listener, so published workflows keep receiving while it listens;
  * - leaving, it registers the others again (the next one receives when it was the receiver), or
@@ -29,9 +29,8 @@ import type { Holder } from '../../shared/trigger/holders';
 import { describeWorkflows, forgetHolder, holderOf, holdersOf, isHeld, recordHolder, warnOfSharedClicks } from '../../shared/trigger/holders';
 import { ALLOWED_UPDATES, readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
-import type { Listener } from './listeners';
-import { MAX_LISTENERS, inServingOrder, listenerOf, listenersOf, registeredUrlOf, webhookIdOf } from './listeners';
-import { isServed } from './forward';
+import type { Listener } from '../../shared/trigger/listeners';
+import { MAX_LISTENERS, inServingOrder, isServed, listenerOf, listenersOf, registeredUrlOf, webhookIdOf } from '../../shared/trigger/listeners';
 import type { WebhookOptions } from './options';
 import { readWebhookOptions } from './options';
 import { deriveSecret, secretDigest, sharedSecret } from './secret';
@@ -69,8 +68,24 @@ export const WRITE_TIMING = {
 	 * write that fails for good can leave the bot deaf (a receiver n8n no longer serves). About 15 s.
 	 */
 	retry: { transientRetries: 5, backoffBaseMs: 500 } as Partial<RetryPolicy>,
-	/** Waits before each further attempt of a removal that still failed, in the background (about 16 minutes). */
-	removalRetryDelaysMs: [30_000, 60_000, 120_000, 240_000, 480_000] as readonly number[],
+	/**
+	 * Waits before the first further attempts of a removal that still failed, in the background
+	 * (growing: about 7.5 minutes in all), then one every `removalRetryEveryMs`.
+	 */
+	removalRetryDelaysMs: [30_000, 60_000, 120_000, 240_000] as readonly number[],
+	/**
+	 * The wait between further attempts once the growing ones are used up: a bot left deaf heals within
+	 * this time after the service accepts writes again. Cheap (one getWebhookInfo, a probe per listed
+	 * workflow, one setWebhook), and nothing else of this package runs for such a bot in n8n 2.41 until
+	 * a workflow of it is published (CONTRIBUTING, "Several workflows on one bot").
+	 */
+	removalRetryEveryMs: 300_000,
+	/**
+	 * How long after the removal failed it is still tried: for as long as n8n runs. An in-memory
+	 * attempt ends with the process anyway (n8n's shutdown calls no method of a webhook trigger);
+	 * tests bound it so that their process can end.
+	 */
+	removalRetryForMs: Number.POSITIVE_INFINITY,
 	/** At n8n's start, the bot's triggers are registered together once no other has joined for this long. */
 	startQuietMs: 3_000,
 	/** …and at the latest this long after the first joined. */
@@ -448,7 +463,7 @@ async function join(ctx: IHookFunctions, plan: Registration, record: Registratio
  * belongs to someone else now, is left alone and is not an error. Failures are logged with what to do
  * and reported as `false` rather than thrown: a throw here would stop n8n from deregistering the
  * workflow's other webhooks and from finishing the deactivation. A removal that failed is tried again
- * in the background (`WRITE_TIMING.removalRetryDelaysMs`): n8n answers this trigger's URL with 404 from now on,
+ * in the background until it lands (`leaveLater`): n8n answers this trigger's URL with 404 from now on,
  * and while the bot's webhook still lists it first, no workflow of the bot receives anything.
  */
 export async function remove(this: IHookFunctions): Promise<boolean> {
@@ -535,29 +550,50 @@ async function leaveListeners(ctx: IHookFunctions, token: string, self: Listener
 	}
 }
 
+/** The wait before the `attempt`th background attempt (2 = the first after the removal failed). */
+function removalWaitBefore(attempt: number): number {
+	return WRITE_TIMING.removalRetryDelaysMs[attempt - 2] ?? WRITE_TIMING.removalRetryEveryMs;
+}
+
 /**
- * Tries a failed removal again after growing waits, until it lands (here, or by another delete() of
- * the same trigger), the trigger holds the bot again (published again: its create() wrote the list),
- * or the attempts run out; each failure is logged.
+ * Tries a failed removal again, after growing waits and then every `removalRetryEveryMs`, until it
+ * lands (here, or by another delete() of the same trigger), the trigger holds the bot again (published
+ * again: its create() wrote the list), or `removalRetryForMs` passed; each failure is logged. It does
+ * not give up after a few minutes: while the bot's webhook still lists this trigger first, every other
+ * workflow of the bot receives nothing, and in n8n 2.41 nothing else of this package runs for that bot
+ * (no push reaches a trigger, and n8n calls no method of a stored webhook at its start), so this is what
+ * heals the bot without a person once the service accepts writes again.
  */
 async function leaveLater(ctx: IHookFunctions, token: string, holder: Holder, due: string, leave: (background: boolean) => Promise<boolean>): Promise<void> {
 	const name = ctx.getNode().name;
-	for (const [index, delay] of WRITE_TIMING.removalRetryDelaysMs.entries()) {
-		await pause(delay);
+	const failedAt = Date.now();
+	for (let attempt = 2; ; attempt++) {
+		const wait = removalWaitBefore(attempt);
+		const last = Date.now() + wait - failedAt > WRITE_TIMING.removalRetryForMs;
+		if (last) {
+			removalsDue.delete(due);
+			ctx.logger.error(
+				`Service Bot Trigger "${name}": stopped trying to remove this trigger from the bot's webhook after ${attempt - 1} attempts: publish any workflow of this bot to repair its webhook`,
+			);
+			return;
+		}
+		await pause(wait);
 		if (!removalsDue.has(due) || isHeld(token, holder)) {
 			removalsDue.delete(due);
 			return;
 		}
 		try {
 			if (!(await leave(true))) return;
-			ctx.logger.info(`Service Bot Trigger "${name}": removed from the bot's webhook at the ${index + 2}. attempt`);
+			ctx.logger.info(`Service Bot Trigger "${name}": removed from the bot's webhook at the ${attempt}. attempt`);
 			return;
 		} catch (error) {
-			const last = index === WRITE_TIMING.removalRetryDelaysMs.length - 1;
-			if (last) removalsDue.delete(due);
 			ctx.logger.error(
-				`Service Bot Trigger "${name}": could not remove this trigger from the bot's webhook, also at the ${index + 2}. attempt: ${messageOf(error)}. ${last ? 'Giving up: publish any workflow of this bot to repair its webhook' : 'Trying again later'}`,
+				`Service Bot Trigger "${name}": could not remove this trigger from the bot's webhook, also at the ${attempt}. attempt: ${messageOf(error)}. While the bot's webhook lists it, the bot's other workflows may receive nothing. Trying again in ${describeWait(removalWaitBefore(attempt + 1))} for as long as n8n runs; publishing any workflow of this bot repairs it at once (after a restart of n8n, only that does)`,
 			);
 		}
 	}
+}
+
+function describeWait(ms: number): string {
+	return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.max(1, Math.round(ms / 1000))} s`;
 }

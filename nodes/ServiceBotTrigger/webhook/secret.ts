@@ -24,8 +24,10 @@ import { createHash, timingSafeEqual } from 'crypto';
 import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
 import { keyed } from '../../shared/trigger/identity';
 
-/** Header the service puts the secret in; Node lower-cases incoming header names. */
-export const SECRET_HEADER = 'x-service-bot-api-secret-token';
+// Both live with what the action node reads too: the header in the spec's constants, the forward
+// secret with the listener list (Send and Wait probes the bot's receiver with it).
+export { SECRET_HEADER } from '../../shared/spec';
+export { forwardSecret } from '../../shared/trigger/listeners';
 
 /** 43 characters of [A-Za-z0-9_-] (256 bits): within the service's 1–256 character rule. */
 export function deriveSecret(token: string, identity: TriggerIdentity, run: Run): string {
@@ -38,11 +40,6 @@ export function deriveSecret(token: string, identity: TriggerIdentity, run: Run)
  */
 export function sharedSecret(token: string, webhookId: string, run: Run): string {
 	return keyed(token, 'webhook-shared:v1', [webhookId.toLowerCase(), run]);
-}
-
-/** The secret a receiver sends with an update it forwards to one listener: only that listener accepts it. */
-export function forwardSecret(token: string, webhookId: string, run: Run): string {
-	return keyed(token, 'webhook-forward:v1', [webhookId.toLowerCase(), run]);
 }
 
 /** The secret version 0.1.0 registered: the same HMAC over the URL being served. */

@@ -13,8 +13,10 @@
  * happens), and the same workflow tested in the editor beside its published copy does the same.
  *
  * n8n runs every published trigger() on its (leader) main, and registers webhooks there too
- * (`checkExists` at every start, `create`, `delete`): so memory is where they meet. Another n8n on
- * the same bot is not in this list: the service's webhook or its 409 tells.
+ * (`create`, `delete`; `checkExists` at a start where n8n calls it): so memory is where they meet.
+ * Another n8n on the same bot is not in this list: the service's webhook or its 409 tells. Nor is a
+ * worker's: what runs on a worker (in queue mode, production executions, and in n8n 3.0 the editor's
+ * too) sees an empty list, and must not take it for "nobody holds the bot" (`runsPollingTriggers`).
  */
 import type { Run, TriggerContext } from './identity';
 import { botKeyOf } from './identity';
@@ -62,6 +64,18 @@ const same = (a: Holder, b: Holder): boolean => a.holding === b.holding && a.run
 /** The published workflows of this n8n that hold this bot (of one kind, or both), in the order they were published. */
 export function holdersOf(token: string, holding?: Holding): readonly Holder[] {
 	return (holders.get(botKey(token)) ?? []).filter((holder) => holder.run === 'production' && (holding === undefined || holder.holding === holding));
+}
+
+/**
+ * Whether this process runs published polling triggers (of any bot). n8n runs every published
+ * trigger() in one process: a regular n8n, or the leader main in queue mode; never a worker or a
+ * webhook process. So a process that runs some is where every polling trigger of this n8n runs, and a
+ * bot it does not poll, no process of this n8n polls. A process that runs none cannot tell: it may be
+ * a worker (n8n 3.0 runs editor executions on workers in queue mode), or no workflow polls at all.
+ */
+export function runsPollingTriggers(): boolean {
+	for (const list of holders.values()) if (list.some((holder) => holder.run === 'production' && holder.holding === 'polling')) return true;
+	return false;
 }
 
 /** Every trigger of this n8n whose workflow runs for this bot's clicks: published ones and tests in the editor. */

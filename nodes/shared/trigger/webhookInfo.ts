@@ -11,6 +11,8 @@ const WebhookInfo = z.looseObject({
 	// Spec: "other fields not shown"; Telegram-compatible services report these two.
 	allowed_updates: z.array(z.string()).optional().catch(undefined),
 	max_connections: z.int().optional().catch(undefined),
+	/** Spec: the size of the undelivered queue (with no webhook: what no getUpdates acknowledged yet). */
+	pending_update_count: z.int().nonnegative().optional().catch(undefined),
 });
 type WebhookInfo = z.infer<typeof WebhookInfo>;
 

@@ -200,14 +200,15 @@ describe('Send and Wait for Response: asking', () => {
 });
 
 describe('Send and Wait for Response: a question nobody could answer is not asked', () => {
-	it('asked from the editor while no trigger receives the bot (no webhook, none published here): refused before sending, with the two ways out', async () => {
+	it('asked from the editor while no trigger receives the bot (no webhook, none published here, a message to the bot waiting at the service): refused before sending, with the two ways out', async () => {
 		await setWebhook('');
+		await ctx.emu.userSends({ chatId: ctx.d.privateChatId, userId: ctx.d.userId, text: '/start' });
 		const before = ctx.emu.calls.length;
 		await expect(waitOn(ask())).rejects.toThrow(
-			/Collect Answers: no published workflow of this n8n has a Service Bot Trigger or Service Bot Polling Trigger on this bot, .*Publish one .*or set Collect Answers to On a Web Page \[item 0\]/,
+			/Collect Answers: the service still holds 1 update of this bot that no published trigger has taken, .*Publish one .*or set Collect Answers to On a Web Page \[item 0\]/,
 		);
 		expect(ctx.emu.calls.slice(before).map((call) => call.method)).toEqual(['getWebhookInfo']);
-		expect(ctx.emu.history(ctx.d.privateChatId)).toEqual([]);
+		expect(ctx.emu.history(ctx.d.privateChatId).filter((message) => message.sent_by_bot)).toEqual([]);
 	});
 
 	it("the bot's webhook points to another system: refused, naming where it points (without its query) and how to take it over", async () => {

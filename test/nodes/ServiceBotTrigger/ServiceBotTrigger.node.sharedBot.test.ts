@@ -231,6 +231,51 @@ describe('several published workflows on one bot', () => {
 		expect(ran(fourth)).toEqual([later]);
 	});
 
+	test('a removal refused for longer than the growing waits is tried again at the capped interval while n8n runs: once the service accepts writes, the other workflows hear again without anyone publishing', async () => {
+		// Growing waits 20 and 40 ms, then every 30 ms: the outage outlasts the growing waits.
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryDelaysMs', [20, 40]);
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryEveryMs', 30);
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryForMs', 60_000);
+		const [first, second, third] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(first, second, third);
+		for (const harness of [first, second, third]) await harness.activate();
+		// Each attempt is one write made 1 + 5 times (the write retries): the removal and its next four
+		// attempts fail (five attempts: more than the removal and its two growing waits).
+		emu.injectFault({ kind: 'status', status: 502, method: 'setWebhook', count: 6 * 5 });
+		expect(await first.delete()).toBe(false);
+		await serve(second, third);
+		// The bot is deaf meanwhile: its webhook starts with the workflow n8n no longer serves.
+		expect(listeners()[0]).toBe(entry('p', first.webhookUrl));
+		await until(() => logs.messages('info').some((line) => line.includes('removed from the bot\'s webhook at the 6. attempt')));
+		expect(listeners()).toEqual([entry('p', second.webhookUrl), entry('p', third.webhookUrl)]);
+		const errors = logs.messages('error').join('\n');
+		expect(errors).toContain('also at the 5. attempt');
+		expect(errors).not.toContain('stopped trying');
+		const after = await say('heard again');
+		await emu.idle();
+		for (const harness of [second, third]) expect(ran(harness)).toEqual([after]);
+	});
+
+	test('a bot left deaf (its receiver unpublished, the removal failed for good) hears again when someone listens for a test event on any of its triggers: the test joins without the unpublished workflow', async () => {
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryForMs', 0);
+		const [first, second, third] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(first, second, third);
+		for (const harness of [first, second, third]) await harness.activate();
+		emu.injectFault({ kind: 'status', status: 502, method: 'setWebhook', count: 6 });
+		expect(await first.delete()).toBe(false);
+		await serve(second, third);
+		expect(listeners()[0]).toBe(entry('p', first.webhookUrl));
+
+		expect(await second.activate('manual')).toBe(true);
+		expect(listeners()).toEqual([entry('p', second.webhookUrl), entry('p', third.webhookUrl), entry('t', second.testWebhookUrl)]);
+		const heard = await say('anyone?');
+		await emu.idle();
+		expect(ran(third)).toEqual([heard]);
+		expect(ran(second)).toEqual([heard]);
+		expect(await second.delete('manual')).toBe(true);
+		expect(listeners()).toEqual([entry('p', second.webhookUrl), entry('p', third.webhookUrl)]);
+	});
+
 	test('a slow workflow costs only itself: the receiver answers the service and runs its own while a copy is still held, and the slow one runs it once', async () => {
 		const [receiver, quick, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
 		const { released, release } = gate();
@@ -313,13 +358,14 @@ describe('several published workflows on one bot', () => {
 	test('a restart repairs a list left stale while n8n was down: once its start has settled, the workflow n8n no longer serves is taken off and the others hear again', async () => {
 		jest.replaceProperty(WRITE_TIMING, 'startQuietMs', 200);
 		jest.replaceProperty(WRITE_TIMING, 'removalRetryDelaysMs', [20]);
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryForMs', 100);
 		const [first, second, third] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
 		await serve(first, second, third);
 		for (const harness of [first, second, third]) await harness.activate();
 		// The removal fails, and so does its background attempt (as if n8n stopped before one landed).
 		emu.injectFault({ kind: 'status', status: 502, method: 'setWebhook', count: 1_000 });
 		expect(await first.delete()).toBe(false);
-		await until(() => logs.messages('error').some((line) => line.includes('Giving up: publish any workflow of this bot to repair its webhook')));
+		await until(() => logs.messages('error').some((line) => line.includes('stopped trying to remove this trigger from the bot\'s webhook')));
 		emu.clearFaults();
 		expect(listeners()[0]).toBe(entry('p', first.webhookUrl));
 

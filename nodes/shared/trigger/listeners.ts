@@ -13,8 +13,17 @@
  * - Listeners join and leave by registering the list again (`create`/`delete`). The service has no
  *   compare-and-set, so each writer reads the list back after a pause and writes again while it is
  *   not right (two workflows published at the same moment).
+ *
+ * Here, under shared/, because the action node reads it too: Send and Wait asks whether the bot's
+ * receiver is still served before it asks in the chat (a bot whose receiver n8n no longer serves is
+ * deaf). The writing (ServiceBotTrigger/webhook/lifecycle.ts) and the copies (forward.ts) stay with
+ * the trigger.
  */
-import type { Run } from '../../shared/trigger/identity';
+import type { RequestHelperFunctions } from 'n8n-workflow';
+
+import { SECRET_HEADER } from '../spec';
+import type { Run } from './identity';
+import { keyed } from './identity';
 
 /** One trigger listening to the bot: where this n8n serves it, and whether it is a test. */
 export interface Listener {
@@ -127,4 +136,57 @@ export function registeredUrlOf(origin: string, listeners: readonly Listener[]):
 	const url = new URL(`${origin}${listeners[0].path}`);
 	if (listeners.length > 1) url.searchParams.set(LISTENERS_PARAMETER, listeners.map(encode).join(','));
 	return url.toString();
+}
+
+/**
+ * The listener that receives the bot's pushes, from a registered URL that lists several (the first);
+ * undefined for a plain URL (one listener, whose run the URL alone does not say) or any other URL.
+ */
+export function receiverOf(registered: string): Listener | undefined {
+	let url: URL;
+	try {
+		url = new URL(registered);
+	} catch {
+		return undefined;
+	}
+	const [first] = listenersIn(url.searchParams.get(LISTENERS_PARAMETER) ?? undefined);
+	return first !== undefined && first.path === trimmed(url.pathname) ? first : undefined;
+}
+
+/** The secret a receiver sends with an update it forwards to one listener (and with a probe): only that listener accepts it. */
+export function forwardSecret(token: string, webhookId: string, run: Run): string {
+	return keyed(token, 'webhook-forward:v1', [webhookId.toLowerCase(), run]);
+}
+
+/** The HTTP client of a node's context: the probe needs nothing else. */
+interface ListenerClient {
+	readonly helpers: Pick<RequestHelperFunctions, 'httpRequest'>;
+}
+
+/** How long a probe waits for the listener's answer; tests never need to change it. */
+const PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * Whether this n8n (at `origin`) still serves a published listener: n8n answers 404 for a webhook
+ * path that no published workflow has, and the listener itself answers its probe (a POST with its
+ * forward secret and `PROBE_FIELD` true, which runs nothing) with 200. Anything else (no answer, a
+ * 5xx, another refusal) is not proof of absence: the listener counts as served.
+ */
+export async function isServed(ctx: ListenerClient, origin: string, token: string, listener: Listener): Promise<boolean> {
+	try {
+		const response = await ctx.helpers.httpRequest({
+			method: 'POST',
+			url: `${origin}${listener.path}`,
+			headers: { [SECRET_HEADER]: forwardSecret(token, webhookIdOf(listener) ?? '', listener.run) },
+			body: { [PROBE_FIELD]: true },
+			json: true,
+			timeout: PROBE_TIMEOUT_MS,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+		});
+		const status = typeof response === 'object' && response !== null ? Number((response as { statusCode?: unknown }).statusCode) : 200;
+		return status !== 404;
+	} catch {
+		return true;
+	}
 }
