@@ -2,6 +2,8 @@
  * What went wrong with a call to the service, in two forms: the typed failure callers decide on
  * (`failureOf`), and the `NodeApiError` users read, in the service's own words where it gave any,
  * with what to do where a user can act (the one table of refusal advice), never with the token in it.
+ * One file over 300 lines because both forms are made in one place (`apiError`, where every text and
+ * the failure are redacted): split, a failure could be made beside the redaction again.
  */
 import type { JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
