@@ -593,8 +593,10 @@ const overlappingClicks: Scenario = {
 		const refused = answers.filter((answer) => answer.json.answered === false);
 		assert.equal(answers.filter((answer) => answer.json.answered === true).length, 1, `one answered the click: ${JSON.stringify(answers)}`);
 		assert.equal(refused.length, 1, `the other reports it: ${JSON.stringify(answers)}`);
-		const notice =
-			'This click was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" both run for its button clicks. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only';
+		// Both answered the one click: its ID, as the service received it twice.
+		const clickIds = [...new Set((await emulator.calls('answerCallbackQuery')).map((call) => String(call.body.callback_query_id)))];
+		assert.equal(clickIds.length, 1, `one click answered twice: ${JSON.stringify(clickIds)}`);
+		const notice = `Click ${JSON.stringify(clickIds[0])} was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" both run for its button clicks. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only`;
 		assert.equal(refused[0].json.notice, notice);
 		assert.deepEqual(refused[0].hints, [{ message: notice, type: 'warning', location: 'outputPane' }], 'the editor shows it on the node');
 		const edits = (await emulator.calls('editMessageText')).filter((call) => call.status === 200);

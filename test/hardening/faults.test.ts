@@ -23,7 +23,10 @@ import { MethodCaller } from '../harness/test-nodes';
 import { byId } from '../harness/action-node';
 import { specMethod } from '../spec';
 import { makeHarness } from '../harness/trigger-nodes';
-import { findLeak, HOSTILE_TOKEN, safeJson, sleep, startCapture, textsOf, tokenForms, type Capture } from './secrecy';
+import fc from 'fast-check';
+
+import { validItem, VARIANTS } from './fuzz-model';
+import { findLeak, HOSTILE_TOKEN, quotedPaths, safeJson, sleep, startCapture, startPathEcho, textsOf, tokenForms, type Capture, type PathEcho } from './secrecy';
 
 const TOKEN = HOSTILE_TOKEN;
 /** Not registered with the emulator: the service answers 401. It must not leak either. */
@@ -458,6 +461,89 @@ describe('fault injection (the whole describe is captured and scanned)', () => {
 				expect(result.message).toMatch(expected);
 				seen.push(safeJson(result));
 			}
+		});
+	});
+
+	describe('answers that quote the request path (the token in it), for every operation of the node', () => {
+		/** Refusals as a service may word them, each quoting the path; the first words match what the node explains. */
+		const REFUSALS = [
+			{ status: 400, said: 'Bad Request: invalid file_id' },
+			{ status: 400, said: 'Bad Request: query is too old and response timeout expired or query ID is invalid' },
+			{ status: 400, said: 'Bad Request: chat not found' },
+			{ status: 403, said: 'Forbidden: bot was blocked by the user' },
+			{ status: 409, said: 'Conflict: can\'t use getUpdates method while webhook is active' },
+			{ status: 429, said: 'Too Many Requests: retry after 3600', retryAfter: 3600 },
+		] as const;
+		const ECHOES: readonly PathEcho[] = ['redirectPage', 'redirectJson'];
+
+		it('a refusal, a redirect page and a redirect with a JSON body: each operation fails or reports with the service\'s words, the token in none of its texts', async () => {
+			const echo = await startPathEcho(emu.baseUrl);
+			const runs: Array<{ name: string; result: ExecuteNodeResult; texts: string[] }> = [];
+			/** One valid item per operation: the fuzz model's (from the spec), and those the spec has no method for. */
+			const operations = [
+				...VARIANTS.map((variant) => ({ ...variant, item: fc.sample(validItem(variant), { numRuns: 1, seed: 39 })[0] })),
+				{ name: 'getFile', resource: 'file', operation: 'getFile', parameters: { resource: 'file', operation: 'getFile', fileId: '={{ $json.file_id }}' }, item: { file_id: '6f1e2d3c-4b5a-4968-8776-655443322110' } },
+				{
+					name: 'sendAndWait',
+					resource: 'message',
+					operation: 'sendAndWait',
+					parameters: { resource: 'message', operation: 'sendAndWait', chatId: byId(chatId), message: '={{ $json.question }}' },
+					item: { question: 'Approve the refund?' },
+				},
+			];
+			const offered = new ServiceBot().description.properties
+				.filter((property) => property.name === 'operation')
+				.flatMap((property) => ((property.displayOptions?.show?.resource ?? []) as string[]).flatMap((resource) => (property.options ?? []).map((option) => `${resource}.${String((option as { value: unknown }).value)}`)));
+			expect(offered.filter((operation) => !operations.some((row) => `${row.resource}.${row.operation}` === operation))).toEqual([]);
+
+			const runOperation = async (name: string, row: (typeof operations)[number], options: { baseUrl?: string; continueOnFail: boolean; typeVersion?: number }): Promise<void> => {
+				const result = keep(
+					await executeNode({
+						nodeType: new ServiceBot(),
+						parameters: row.parameters,
+						items: [row.item],
+						credentials: { accessToken: TOKEN, baseUrl: options.baseUrl ?? emu.baseUrl },
+						continueOnFail: options.continueOnFail,
+						typeVersion: options.typeVersion,
+					}),
+				);
+				runs.push({ name, result, texts: [...textsOf(result.error), safeJson(result.run), safeJson(result.output)] });
+			};
+			try {
+				for (const row of operations) {
+					const versions = row.operation === 'answerCallbackQuery' ? [2, 3] : [undefined];
+					for (const typeVersion of versions) {
+						const name = `${row.name}${typeVersion ? ` v${typeVersion}` : ''}`;
+						for (const refusal of REFUSALS) {
+							emu.clearFaults();
+							const description = `${refusal.said} (request ${quotedPaths(TOKEN, emu.baseUrl, row.operation).join(' ; ')})`;
+							emu.injectFault({ kind: 'status', status: refusal.status, description, ...('retryAfter' in refusal ? { retryAfter: refusal.retryAfter } : {}), count: 1000 });
+							for (const continueOnFail of [false, true]) await runOperation(`${name}, ${refusal.said}`, row, { continueOnFail, typeVersion });
+						}
+						emu.clearFaults();
+						for (const kind of ECHOES) {
+							echo.echo = kind;
+							for (const continueOnFail of [false, true]) await runOperation(`${name}, ${kind}`, row, { baseUrl: echo.baseUrl, continueOnFail, typeVersion });
+						}
+						echo.echo = 'none';
+					}
+				}
+			} finally {
+				emu.clearFaults();
+				await echo.close();
+			}
+			// Every run failed or reported on its item: nothing was mistaken for a success.
+			for (const { name, result } of runs) {
+				const reported = result.output.some((item) => item.json.error !== undefined || item.json.notice !== undefined);
+				expect([name, result.error !== undefined || reported]).toEqual([name, true]);
+			}
+			expect(runs.length).toBeGreaterThanOrEqual(operations.length * (REFUSALS.length + ECHOES.length) * 2);
+			// Each leaking run by name (the first text of each), so one failure shows every path that leaks.
+			const leaks = runs.flatMap(({ name, texts }) => {
+				const leak = findLeak(TOKEN, texts);
+				return leak ? [`${name}: ${leak.slice(0, 400)}`] : [];
+			});
+			expect(leaks).toEqual([]);
 		});
 	});
 

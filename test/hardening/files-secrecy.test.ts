@@ -22,7 +22,7 @@ import { binaryStorageFolder, errorReports, executeNode, removeStoredFiles, star
 import { SAMPLES, fileOfMessage, type SampleFile } from '../harness/sample-files';
 import { FILES } from '../spec';
 import { SECRET_HEADER, makeHarness } from '../harness/trigger-nodes';
-import { findLeak, HOSTILE_TOKEN, safeJson, startCapture, textsOf, type Capture } from './secrecy';
+import { findLeak, HOSTILE_TOKEN, quotedPaths, safeJson, startCapture, startPathEcho, textsOf, type Capture, type PathEcho } from './secrecy';
 
 const TOKEN = HOSTILE_TOKEN;
 
@@ -46,13 +46,17 @@ async function sends(sample: SampleFile, caption?: string): Promise<IDataObject>
 	return (await emu.userSends({ chatId, userId: emu.demo.userId, caption, botToken: TOKEN, media: { kind, bytes, fileName, mimeType, width, height, duration } })) as unknown as IDataObject;
 }
 
-async function getFile(fileId: unknown, options: INodeParameters = {}): Promise<void> {
+/** The service's words quoting the request path, the token in each spelling (a refusal that echoes the request). */
+const quotingThePath = (said: string, method: string): string => `${said} (request ${quotedPaths(TOKEN, emu.baseUrl, method).join(' ; ')})`;
+
+async function getFile(fileId: unknown, options: INodeParameters = {}, baseUrl?: string): Promise<void> {
+	const { continueOnFail, ...fields } = options;
 	const result = await executeNode({
 		nodeType: new ServiceBot(),
-		parameters: { resource: 'file', operation: 'getFile', fileId: '={{ $json.file_id }}', options },
+		parameters: { resource: 'file', operation: 'getFile', fileId: '={{ $json.file_id }}', options: fields },
 		items: [{ file_id: fileId as string }],
-		credentials: credentialsFor(emu, TOKEN),
-		continueOnFail: options.continueOnFail === true,
+		credentials: baseUrl ? { accessToken: TOKEN, baseUrl } : credentialsFor(emu, TOKEN),
+		continueOnFail: continueOnFail === true,
 	});
 	seen.push(...textsOf(result.error), safeJson(result.run));
 	keepItems(result.output);
@@ -114,6 +118,9 @@ describe('files users send: the bot token appears nowhere (the whole describe is
 			{ kind: 'drop' },
 			{ kind: 'reset' },
 			{ kind: 'malformed' },
+			// A refusal that quotes the download's path, the token in it.
+			{ kind: 'status', status: 400, description: quotingThePath('Bad Request: wrong file_id or the file is temporarily unavailable', 'file') },
+			{ kind: 'status', status: 404, description: quotingThePath('Not Found', 'file') },
 		] as const) {
 			emu.clearFaults();
 			emu.injectFault({ ...fault, method: 'file', count: 20 });
@@ -121,6 +128,38 @@ describe('files users send: the bot token appears nowhere (the whole describe is
 			await getFile(document, { continueOnFail: true });
 		}
 		expect(binaries.length).toBeGreaterThanOrEqual(FILES.mediaFields.length);
+	});
+
+	it('Get File: getFile refused quoting its path, and a download answered with a redirect that quotes it (a page, a JSON body)', async () => {
+		const document = fileOfMessage(await sends(SAMPLES.document)).file_id;
+		for (const [status, said] of [
+			[400, 'Bad Request: invalid file_id'],
+			[400, 'Bad Request: file is too big'],
+			[400, 'Bad Request: wrong remote file identifier specified'],
+			[403, 'Forbidden: bot was blocked by the user'],
+		] as const) {
+			emu.clearFaults();
+			emu.injectFault({ kind: 'status', status, description: quotingThePath(said, 'getFile'), method: 'getFile', count: 20 });
+			await getFile(document);
+			await getFile(document, { continueOnFail: true });
+		}
+		emu.clearFaults();
+		const echo = await startPathEcho(emu.baseUrl);
+		echo.only = '/file/';
+		try {
+			for (const kind of ['redirectPage', 'redirectJson'] as const satisfies readonly PathEcho[]) {
+				echo.echo = kind;
+				await getFile(document, {}, echo.baseUrl);
+				await getFile(document, { continueOnFail: true }, echo.baseUrl);
+			}
+			// Through the stand-in unchanged, the file comes as it does directly.
+			echo.echo = 'none';
+			const before = binaries.length;
+			await getFile(document, {}, echo.baseUrl);
+			expect(binaries.length).toBe(before + 1);
+		} finally {
+			await echo.close();
+		}
 	});
 
 	it('Service Bot Trigger with Download Files: a file downloaded, and one whose download fails', async () => {
@@ -148,15 +187,19 @@ describe('files users send: the bot token appears nowhere (the whole describe is
 		expect(refused.status).toBe(403);
 	});
 
-	it('Service Bot Polling Trigger with Download Files: a file downloaded, and one too big to download', async () => {
+	it('Service Bot Polling Trigger with Download Files: a file downloaded, one too big to download, and one refused quoting its path', async () => {
 		const harness = await makeHarness(emu, { token: TOKEN, nodeType: new ServiceBotPollingTrigger(), typeVersion: 2, parameters: { updates: ['*'], options: { downloadFiles: true } } });
 		const trigger = await harness.startTrigger();
 		await sends(SAMPLES.document, 'a receipt');
 		await sends({ ...SAMPLES.video, bytes: Buffer.alloc(FILES.downloadBytes.max + 1) }, 'a long video');
 		await trigger.waitForEmits(2);
+		emu.injectFault({ kind: 'status', status: 400, description: quotingThePath('Bad Request: wrong file_id', 'file'), method: 'file', count: 20 });
+		await sends(SAMPLES.voice, 'a voice note');
+		await trigger.waitForEmits(3);
 		await trigger.close();
 		const items = trigger.emitted.map((outputs) => outputs.flat()[0]);
 		expect(items[1].json.file_error).toMatch(/20 MB download limit/);
+		expect(items[2].json.file_error).toMatch(/^(The service does not know file ID|Could not download file)/);
 		keepItems(items);
 		seen.push(...trigger.errors.flatMap((error) => textsOf(error)));
 	});

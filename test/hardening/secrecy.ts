@@ -1,7 +1,7 @@
 /**
  * Token secrecy helpers for the hardening tests (not a test file itself):
  * - `tokenForms`: every spelling a bot token can take in a text (raw, URL-encoded, as a URL path
- *   segment, JSON-escaped, and the secret part after the bot id in each of those forms);
+ *   segment, each encoded once more, JSON-escaped, and the secret part after the bot id in each of those forms);
  * - `startCapture`: records everything a run can print or log: `console.*`, direct writes to
  *   `process.stdout` / `process.stderr`, the n8n logger every node context uses (`this.logger`) and
  *   n8n-workflow's `LoggerProxy` (what `WorkflowExecute` logs through), metadata included;
@@ -41,8 +41,11 @@ export function tokenForms(token: string): string[] {
 	const forms = new Set<string>();
 	for (const part of [token, secret]) {
 		for (const form of [part, encodeURIComponent(part), encodeURI(part), ...pathSegmentForms(part)]) {
-			forms.add(form);
-			forms.add(jsonEscaped(form));
+			// Encoded once more: a URL holding the path, itself a query parameter (a redirect's, a log's).
+			for (const spelling of [form, encodeURIComponent(form)]) {
+				forms.add(spelling);
+				forms.add(jsonEscaped(spelling));
+			}
 		}
 	}
 	return [...forms].filter((form) => form.length >= 8);
@@ -159,3 +162,86 @@ export function startCapture(): Capture {
 }
 
 export const sleep = async (ms: number): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Ways a service (or a proxy before it) can quote the request's path back, the token in it: in a
+ * refusal's description, in a redirect's page and `Location`, in a JSON answer that is not the
+ * envelope (whose excerpt the error shows, JSON-escaped).
+ */
+export type PathEcho = 'redirectPage' | 'redirectJson' | 'none';
+
+export interface PathEchoServer {
+	readonly baseUrl: string;
+	/** What the next requests get; `'none'` passes them on to `target` unchanged. */
+	echo: PathEcho;
+	/** Only requests whose path starts with this are echoed (e.g. `/file/` for downloads); default all. */
+	only?: string;
+	close(): Promise<void>;
+}
+
+/**
+ * A stand-in in front of the service at `target`: it answers with the request's path quoted back
+ * (`echo`), or passes the request on. Written for the secrecy scans, so it knows nothing of the node.
+ */
+export async function startPathEcho(target: string): Promise<PathEchoServer> {
+	const { createServer } = await import('node:http');
+	const state: { echo: PathEcho; only?: string } = { echo: 'none' };
+	const server = createServer((req, res) => {
+		const path = req.url ?? '/';
+		const location = `${target}${path}`;
+		const echoed = state.echo !== 'none' && (state.only === undefined || path.startsWith(state.only));
+		if (echoed && state.echo === 'redirectPage') {
+			res.writeHead(302, { location, 'content-type': 'text/html' });
+			res.end(`<html><body>Moved to <a href="${location}">${decodeURIComponent(path)}</a> (${path})</body></html>`);
+			return;
+		}
+		if (echoed && state.echo === 'redirectJson') {
+			res.writeHead(307, { location, 'content-type': 'application/json' });
+			res.end(JSON.stringify(['moved', decodeURIComponent(path), location]));
+			return;
+		}
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'content-length')) as Record<string, string>;
+			fetch(location, { method: req.method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined, redirect: 'manual' }).then(
+				async (answer) => {
+					res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/octet-stream' });
+					res.end(Buffer.from(await answer.arrayBuffer()));
+				},
+				() => res.destroy(),
+			);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const address = server.address();
+	if (address === null || typeof address === 'string') throw new Error('the stand-in has no port');
+	return {
+		baseUrl: `http://127.0.0.1:${address.port}`,
+		get echo() {
+			return state.echo;
+		},
+		set echo(value: PathEcho) {
+			state.echo = value;
+		},
+		get only() {
+			return state.only;
+		},
+		set only(value: string | undefined) {
+			state.only = value;
+		},
+		close: async () => {
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+/**
+ * The request path of `method` with `token` in every spelling a service could quote it: as written,
+ * percent-encoded as a path segment, and the whole URL percent-encoded (a redirect parameter).
+ */
+export function quotedPaths(token: string, baseUrl: string, method: string): string[] {
+	const segment = encodeURIComponent(token).replace(/%3A/gi, ':');
+	return [`/bot${token}/${method}`, `/bot${segment}/${method}`, encodeURIComponent(`${baseUrl}/bot${segment}/${method}`), `/file/bot${token}/documents/file_0.pdf`];
+}

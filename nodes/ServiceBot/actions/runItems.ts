@@ -139,11 +139,11 @@ function explained(operation: ItemOperation, error: NodeApiError | NodeOperation
  * version reports it on the item (else it fails, with the notice as its message where that names the
  * cause). Undefined for any other error.
  */
-async function mootOutcome(ctx: IExecuteFunctions, operation: ItemOperation, error: unknown): Promise<{ notice: string; report: boolean } | undefined> {
+async function mootOutcome(ctx: IExecuteFunctions, operation: ItemOperation, error: unknown, body: IDataObject): Promise<{ notice: string; report: boolean } | undefined> {
 	const { moot } = operation;
 	const failure = failureOf(error);
 	if (!moot || !isRefusal(moot, failure)) return undefined;
-	const notice = moot.notice(await tokenOf(ctx));
+	const notice = moot.notice({ token: await tokenOf(ctx), body });
 	const report = ctx.getNode().typeVersion >= moot.since;
 	if (!report && notice.explains && error instanceof NodeApiError) {
 		error.description = `The service said: ${failure.description}. ${error.description ?? ''}`.trim();
@@ -237,7 +237,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 					const { result, fellBackTo, notice } = await send(request.body).then(
 						(answer) => ({ result: answer, fellBackTo: undefined, notice: undefined }),
 						async (error: unknown) => {
-							const moot = await mootOutcome(this, operation, error);
+							const moot = await mootOutcome(this, operation, error, request.body);
 							if (moot?.report) return { result: operation.moot?.result, fellBackTo: undefined, notice: moot.notice };
 							const fallback = request.fallbacks?.find((candidate) => candidate.answers(error));
 							if (!fallback) return await Promise.reject(error);

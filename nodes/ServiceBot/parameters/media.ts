@@ -36,6 +36,13 @@ const BINARY_FILE = 'binaryFile';
 const BINARY_FIELD = 'Input Binary Field';
 const MIME_TYPE_FIELD = 'MIME Type';
 
+/**
+ * A MIME type as a Content-Type carries it: `type/subtype` (RFC 6838's names), with parameters such
+ * as `; charset=utf-8`. Anything else would be sent mangled (line breaks are dropped from a part's
+ * header), so it is refused before any request.
+ */
+const MIME_TYPE = /^[A-Za-z0-9][\w!#$&^.+-]{0,126}\/[A-Za-z0-9][\w!#$&^.+-]{0,126}(?:[ \t]*;[ \t]*[\w!#$&^.+-]+=[\w!#$&^.+-]+)*$/;
+
 /** Chunks of n8n's binary data stream while a file is uploaded. */
 const READ_CHUNK_BYTES = 256 * 1024;
 
@@ -72,6 +79,14 @@ function readBinaryFile(param: Param, { ctx, itemIndex, at }: ReadItem): FileUpl
 	const binary = binaryOf(ctx, at, property);
 	const ownName = String(nodeParameter(ctx, MEDIA_FIELDS.fileName, itemIndex, '') ?? '').trim();
 	const ownType = String(nodeParameter(ctx, MEDIA_FIELDS.mimeType, itemIndex, '') ?? '').trim();
+	if (ownType !== '' && !MIME_TYPE.test(ownType)) {
+		const own = binary.mimeType ? ` (${quote(binary.mimeType)})` : '';
+		throw inputError(
+			at,
+			MIME_TYPE_FIELD,
+			`${quote(ownType, 60)} is not a MIME type: write it as type/subtype, e.g. application/pdf or text/csv, or leave it empty to send the binary data's own${own}`,
+		);
+	}
 	const extension = binary.fileExtension ? `.${binary.fileExtension}` : '';
 	const fileName = ownName || binary.fileName || `${param.name}${extension}`;
 	const mimeType = ownType || binary.mimeType || 'application/octet-stream';

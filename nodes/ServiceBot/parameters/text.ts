@@ -2,11 +2,11 @@
  * Text: the one way the node turns a value into text (every kind and the keyboard use it), and the
  * text kind, counted in UTF-16 code units as the service counts characters.
  */
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { inputError, show } from './errors';
 import type { At } from './errors';
-import type { ParamKindDefinition } from './kind';
+import type { ParamKindDefinition, ReadItem } from './kind';
 import { baseField } from './kind';
 import type { Param } from './param';
 import { isEmpty } from './param';
@@ -44,6 +44,30 @@ function checkText(at: At, param: Param, value: unknown, splitting: boolean): st
 	return text;
 }
 
+/** The text fields of a node run that have warned of a boolean (a run's context is new for every run). */
+const warnedOfBooleans = new WeakMap<IExecuteFunctions, Set<string>>();
+
+/**
+ * A boolean in a text field is sent as its text, as n8n's own nodes do (n8n's `ensureType: 'string'`
+ * makes `String(value)` of it, and its Telegram node sends it as it is); but only an expression gives
+ * one, most likely a comparison left in it, so the run warns on the node's output, once per field,
+ * naming the field and the first item.
+ */
+function warnOfBoolean(item: ReadItem, param: Param, value: boolean): void {
+	let warned = warnedOfBooleans.get(item.ctx);
+	if (!warned) {
+		warned = new Set();
+		warnedOfBooleans.set(item.ctx, warned);
+	}
+	if (warned.has(param.name)) return;
+	warned.add(param.name);
+	item.ctx.addExecutionHints({
+		message: `${param.displayName}: the expression of item ${item.itemIndex} gave the boolean ${String(value)}, sent as the text "${String(value)}" (so does any other item whose expression gives a boolean). If a text was meant, check the expression: a comparison such as {{ $json.status === 'paid' }} gives true or false`,
+		type: 'warning',
+		location: 'outputPane',
+	});
+}
+
 export const textKind: ParamKindDefinition = {
 	fields(param) {
 		const limit = param.max !== undefined ? ` (up to ${param.max.toLocaleString('en-US')} characters)` : '';
@@ -60,6 +84,7 @@ export const textKind: ParamKindDefinition = {
 	read(value, param, item) {
 		const splitting = param.splitBy !== undefined && item.options[param.splitBy.option] === true;
 		const text = checkText(item.at, param, value, splitting);
+		if (typeof value === 'boolean') warnOfBoolean(item, param, value);
 		return !param.required && text === '' ? undefined : text;
 	},
 };

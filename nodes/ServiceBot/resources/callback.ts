@@ -1,26 +1,58 @@
 /** Spec 4.3 Callback answers: dismiss the loading state of a button click. */
+import type { IDataObject } from 'n8n-workflow';
+
 import { LIMITS } from '../../shared/spec';
 import { CLICK_ANSWER_REFUSED } from '../../shared/transport/failure';
 import { SHARED_CLICKS_ADVICE, clickReceivers, describeEach } from '../../shared/trigger/holders';
+import { quote } from '../parameters/errors';
 import type { Method } from './method';
 import { about, inResource } from './method';
 
+/** Where a workflow takes a click's ID from: the field's hint says the same. */
+const CLICK_ID_FROM = '{{ $json.callback_query_id }} after a Service Bot trigger';
+
+/** Longer than any click's ID: Telegram's are about 20 digits (the spec shows no format), so this is not one. */
+const CLICK_ID_MAX = 256;
+
 /**
- * Why the service refused to answer a click (`CLICK_ANSWER_REFUSED`: a click is answered once, within
- * seconds). When several workflows of this n8n run for the bot's clicks, another one most likely
- * answered it first.
+ * Why `id` cannot be the ID of a click, or undefined when it may be one. The spec types the ID as a
+ * String without a format; what no click's ID holds is what an expression left unfilled or mistyped
+ * (`$ }}`), a value of the wrong field or a whole item gives: spaces and control characters, braces,
+ * brackets, quotes, `$`, or a length no ID has.
  */
-function clickAnswered(token: string): { text: string; explains: boolean } {
+function notAClickId(id: string): string | undefined {
+	if (id.length > CLICK_ID_MAX) return `it is ${id.length.toLocaleString('en-US')} characters long`;
+	const odd = /[\s\p{Cc}{}[\]"'`$<>\\]/u.exec(id)?.[0];
+	if (odd === undefined) return undefined;
+	return `it holds ${/\s/.test(odd) ? 'a space or line break' : /\p{Cc}/u.test(odd) ? 'a control character' : quote(odd)}`;
+}
+
+/**
+ * Why the service refused to answer a click (`CLICK_ANSWER_REFUSED`: Telegram's one wording for a
+ * click answered before, one too old, and an ID it does not know), the ID sent quoted. An ID that
+ * cannot be a click's is named as refused, not as answered; when several workflows of this n8n run
+ * for the bot's clicks, another one most likely answered it first; otherwise it may be any of the three.
+ */
+function clickRefused({ token, body }: { token: string; body: IDataObject }): { text: string; explains: boolean } {
+	const id = String(body.callback_query_id ?? '');
+	const sent = quote(id, 60);
+	const notAnId = notAClickId(id);
+	if (notAnId !== undefined) {
+		return {
+			text: `The service refused Callback Query ID ${sent}: it is not the ID of a click (${notAnId}). Use the ID of the click the trigger received: ${CLICK_ID_FROM}`,
+			explains: true,
+		};
+	}
 	const receivers = clickReceivers(token);
 	if (receivers.length > 1) {
 		return {
-			text: `This click was already answered, most likely by another workflow on this bot: ${describeEach(receivers)} run for its button clicks. ${SHARED_CLICKS_ADVICE}`,
+			text: `Click ${sent} was already answered, most likely by another workflow on this bot: ${describeEach(receivers)} run for its button clicks. ${SHARED_CLICKS_ADVICE}`,
 			explains: true,
 		};
 	}
 	return {
-		text: 'This click was already answered, or it is too old to answer (the service takes one answer per click, within seconds of the tap). Answer Callback Query once, right after the trigger',
-		explains: false,
+		text: `The service refused to answer click ${sent}: it was already answered, or it is too old to answer (the service takes one answer per click, within seconds of the tap), or the ID is not one of a click this bot received. Answer Callback Query once, right after the trigger, with ${CLICK_ID_FROM}`,
+		explains: true,
 	};
 }
 
@@ -70,6 +102,6 @@ export const callbackMethods: readonly Method[] = inResource('callback', [
 			},
 		],
 		output: { kind: 'clickAnswer' },
-		moot: { ...CLICK_ANSWER_REFUSED, since: 3, result: false, notice: clickAnswered },
+		moot: { ...CLICK_ANSWER_REFUSED, since: 3, result: false, notice: clickRefused },
 	},
 ]);

@@ -64,8 +64,11 @@ export interface PreparedRequest {
 export interface MootRefusal extends KnownRefusal {
 	readonly since: number;
 	readonly result: unknown;
-	/** What happened, for the bot of `token` as this n8n knows it; `explains` when it names the cause. */
-	readonly notice: (token: string) => { readonly text: string; readonly explains: boolean };
+	/**
+	 * What happened to the request `body` (the value refused, quoted), for the bot of `token` as this
+	 * n8n knows it; `explains` when it names the cause.
+	 */
+	readonly notice: (refused: { readonly token: string; readonly body: IDataObject }) => { readonly text: string; readonly explains: boolean };
 }
 
 /**

@@ -2,6 +2,8 @@
  * What went wrong with a call to the service, in two forms: the typed failure callers decide on
  * (`failureOf`), and the `NodeApiError` users read, in the service's own words where it gave any,
  * with what to do where a user can act (the one table of refusal advice), never with the token in it.
+ * One file over 300 lines because both forms are made in one place (`apiError`, where every text and
+ * the failure are redacted): split, a failure could be made beside the redaction again.
  */
 import type { JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -127,6 +129,17 @@ export interface FailedRequest {
 	readonly itemIndex?: number;
 }
 
+/** The failure with the token out of the service's words: callers build their texts from them. */
+function redactedFailure(failure: ServiceFailure, token: string): ServiceFailure {
+	return failure.kind === 'refused' ? { ...failure, description: redact(failure.description, token) } : failure;
+}
+
+/**
+ * The error of a failed call, and the one place a failure and its texts are made: every text of the
+ * error (message, description, the service's words, the stack) and the typed failure's description
+ * are redacted here, so what callers build from them (Get File's "does not know file ID … (the
+ * service's words)", a method's advice) cannot carry the token, whatever the service quoted back.
+ */
 export function apiError(
 	ctx: ServiceBotContext,
 	token: string,
@@ -158,7 +171,7 @@ export function apiError(
 	});
 	// The stack is built from the message above, which is already redacted; keep it that way.
 	error.stack = redact(error.stack ?? '', token);
-	failures.set(error, failure);
+	failures.set(error, redactedFailure(failure, token));
 	return error;
 }
 
@@ -221,8 +234,9 @@ function describeUnknown(value: unknown, token: string): string {
 			text = String(value);
 		}
 	}
-	text = text.replace(/\s+/g, ' ').trim();
-	return redact(text.length > 300 ? `${text.slice(0, 300)}…` : text, token);
+	// Redacted before it is cut: a token cut in half would no longer be recognised.
+	text = redact(text, token).replace(/\s+/g, ' ').trim();
+	return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
 function hintFor(statusCode: number, method: string): string {

@@ -18,14 +18,52 @@ export function tokenPathSegment(token: string): string {
 }
 
 /**
- * Removes every form of the token from a text: raw, URL-encoded, and as written in the request path.
- * Plain string splitting, not a RegExp, so tokens with metacharacters are matched literally.
+ * A path segment with the least encoding RFC 3986 allows (`pchar`: unreserved characters, sub-delims,
+ * `:` and `@` as they are): how a proxy or a service may write the path it quotes back.
+ */
+function minimalPathSegment(text: string): string {
+	return [...text].map((char) => (/[A-Za-z0-9\-._~!$&'()*+,;=:@]/.test(char) ? char : encodeURIComponent(char))).join('');
+}
+
+/** The last token's spellings: every error of a call redacts with the same token. */
+let spelled: { token: string; spellings: readonly string[] } | undefined;
+
+/**
+ * Every spelling of the token a text can hold, longest first: the token and its secret (what follows
+ * the bot id; 8 characters or more), each raw, URL-encoded, as a path segment (as the credential
+ * writes it, and with the least encoding), each of those encoded once more (a URL in a query, a
+ * redirect's), with lower-case percent escapes too, and JSON-escaped (an answer quoted as JSON).
+ */
+function spellingsOf(token: string): readonly string[] {
+	if (spelled?.token === token) return spelled.spellings;
+	const secret = token.slice(token.indexOf(':') + 1);
+	const forms = new Set<string>();
+	for (const part of secret.length >= 8 && secret !== token ? [token, secret] : [token]) {
+		for (const form of [part, encodeURIComponent(part), encodeURI(part), tokenPathSegment(part), minimalPathSegment(part)]) {
+			for (const encoded of [form, encodeURIComponent(form)]) {
+				for (const cased of [encoded, encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())]) {
+					forms.add(cased);
+					forms.add(JSON.stringify(cased).slice(1, -1));
+				}
+			}
+		}
+	}
+	const spellings = [...forms].filter((form) => form !== '').sort((a, b) => b.length - a.length);
+	spelled = { token, spellings };
+	return spellings;
+}
+
+/**
+ * Removes every spelling of the token from a text (`spellingsOf`): raw, URL-encoded, as written in
+ * the request path (`/bot<token>/…`, `/file/bot<token>/…`), encoded again, JSON-escaped, and its
+ * secret alone. Plain string splitting, not a RegExp, so tokens with metacharacters are matched
+ * literally. Every failure's texts go through it where the failure is made (failure.ts `apiError`).
  */
 export function redact(text: string, token: string): string {
 	if (!token) return text;
 	let out = text;
-	for (const form of new Set([token, tokenPathSegment(token), encodeURIComponent(token), encodeURI(token)])) {
-		if (form) out = out.split(form).join('***');
+	for (const form of spellingsOf(token)) {
+		if (out.includes(form)) out = out.split(form).join('***');
 	}
 	return out;
 }

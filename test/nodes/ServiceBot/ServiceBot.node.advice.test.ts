@@ -48,9 +48,9 @@ describe('a refusal says what to do next', () => {
 		expect(await messageOf(edit(999))).toMatch(/^Bad Request: message to edit not found\. Check the Message ID/);
 	});
 
-	test('a click answered too late or twice (node versions 1 and 2 fail there): answer once, within seconds', async () => {
+	test('a click answered too late or twice (node versions 1 and 2 fail there): the click named, answer once, within seconds', async () => {
 		const message = await messageOf({ resource: 'callback', operation: 'answerCallbackQuery', callbackQueryId: '4242', additionalFields: {} }, 2);
-		expect(message).toMatch(/^Bad Request: query is too old and response timeout expired or query ID is invalid\. Answer a button click once, within seconds/);
+		expect(message).toMatch(/^The service refused to answer click "4242": it was already answered, or it is too old to answer \(the service takes one answer per click, within seconds of the tap\)/);
 	});
 
 	test('a refusal without advice keeps the service’s words alone', async () => {

@@ -160,6 +160,32 @@ describe('a file that cannot be sent is refused before any request, naming the i
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 
+	it('a MIME Type from the item that is not type/subtype is refused naming the field, the value and the item, before anything is sent', async () => {
+		const binaries = await files(...[1, 2, 3, 4, 5].map((n) => ({ data: { data: Buffer.from(`rows ${n}`), fileName: `export-${n}.csv`, mimeType: 'text/csv' } })));
+		const items = [
+			{ chat: ctx.d.privateChatId, type: 'text/csv' },
+			{ chat: ctx.d.privateChatId, type: 'text/csv\r\nX-Injected: yes' },
+			{ chat: ctx.d.privateChatId, type: 'csv' },
+			{ chat: ctx.d.privateChatId, type: true },
+			{ chat: ctx.d.privateChatId, type: 'text/plain; charset=utf-8' },
+		];
+		const parameters = upload('sendDocument', { mimeType: '={{ $json.type }}' });
+		const expected = [
+			undefined,
+			'MIME Type: "text/csv\\r\\nX-Injected: yes" is not a MIME type: write it as type/subtype, e.g. application/pdf or text/csv, or leave it empty to send the binary data\'s own ("text/csv") [item 1]',
+			'MIME Type: "csv" is not a MIME type: write it as type/subtype, e.g. application/pdf or text/csv, or leave it empty to send the binary data\'s own ("text/csv") [item 2]',
+			'MIME Type: "true" is not a MIME type: write it as type/subtype, e.g. application/pdf or text/csv, or leave it empty to send the binary data\'s own ("text/csv") [item 3]',
+			undefined,
+		];
+		const stopped = await run(ctx, parameters, { items, binaries });
+		expect(stopped.error?.message).toBe(expected[1]);
+		expect(ctx.emu.calls).toHaveLength(0);
+		const out = await runOk(ctx, parameters, { items, binaries, continueOnFail: true });
+		expect(jsonOf(out).map((json) => json.error)).toEqual(expected);
+		// Only the two good ones went out, each with its type as written.
+		expect(ctx.emu.callsTo('sendDocument').map((call) => (call.body.document as { mimeType?: string }).mimeType)).toEqual(['text/csv', 'text/plain; charset=utf-8']);
+	});
+
 	it('with Continue On Fail the bad item gets its error, paired, and the others are sent', async () => {
 		const binaries = [
 			await storeFiles({ data: { data: Buffer.from('one'), fileName: 'one.txt', mimeType: 'text/plain' } }),

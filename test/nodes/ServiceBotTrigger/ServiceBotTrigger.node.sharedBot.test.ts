@@ -551,8 +551,9 @@ describe('two workflows that both run for the bot’s clicks', () => {
 
 	const triggerItem = (harness: TriggerHarness): IDataObject => server?.executionsOf(harness, 'trigger')[0][0][0].json as IDataObject;
 
-	const OVERLAP =
-		'This click was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" both run for its button clicks. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only';
+	/** What the second answer to click `id` says: the click, quoted, and the two workflows. */
+	const overlap = (id: unknown): string =>
+		`Click "${String(id)}" was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" both run for its button clicks. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only`;
 
 	test('both run every click; the second Answer Callback Query (version 3) reports on its item and as a warning that another workflow answered, naming both, and the workflow goes on', async () => {
 		const shop = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-shop', workflowName: 'Shop bot', typeVersion: 2 });
@@ -574,8 +575,9 @@ describe('two workflows that both run for the bot’s clicks', () => {
 		expect(first.output[0].json).toMatchObject({ answered: true });
 		expect(second.error).toBeUndefined();
 		// The clicked message stays on the item, for the edit that usually follows.
-		expect(second.output[0].json).toEqual({ answered: false, chat_id: emu.demo.groupChatId, message_id: expect.any(Number), notice: OVERLAP });
-		expect(hintsOf(second)).toEqual([{ message: OVERLAP, type: 'warning', location: 'outputPane' }]);
+		const notice = overlap(triggerItem(log).callback_query_id);
+		expect(second.output[0].json).toEqual({ answered: false, chat_id: emu.demo.groupChatId, message_id: expect.any(Number), notice });
+		expect(hintsOf(second)).toEqual([{ message: notice, type: 'warning', location: 'outputPane' }]);
 		expect(emu.callsTo('answerCallbackQuery').map((call) => call.status)).toEqual([200, 400]);
 
 	});
@@ -590,11 +592,11 @@ describe('two workflows that both run for the bot’s clicks', () => {
 		await emu.idle();
 		await answerClick(triggerItem(shop), 2);
 		const second = await answerClick(triggerItem(log), 2);
-		expect(second.error?.message).toBe(OVERLAP);
+		expect(second.error?.message).toBe(overlap(triggerItem(log).callback_query_id));
 		expect(second.error?.description).toMatch(/^The service said: Bad Request: query is too old and response timeout expired or query ID is invalid\./);
 	});
 
-	test('a workflow alone on the bot answering a click twice (version 3): reported as already answered or too old, with the advice to answer once', async () => {
+	test('a workflow alone on the bot answering a click twice (version 3): reported with the click\'s ID as already answered, too old or not a click of the bot, with the advice to answer once', async () => {
 		const shop = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-shop', workflowName: 'Shop bot', typeVersion: 2 });
 		await serve(shop);
 		await shop.activate();
@@ -604,8 +606,7 @@ describe('two workflows that both run for the bot’s clicks', () => {
 		const again = await answerClick(triggerItem(shop), 3);
 		expect(again.output[0].json).toMatchObject({
 			answered: false,
-			notice:
-				'This click was already answered, or it is too old to answer (the service takes one answer per click, within seconds of the tap). Answer Callback Query once, right after the trigger',
+			notice: `The service refused to answer click "${String(triggerItem(shop).callback_query_id)}": it was already answered, or it is too old to answer (the service takes one answer per click, within seconds of the tap), or the ID is not one of a click this bot received. Answer Callback Query once, right after the trigger, with {{ $json.callback_query_id }} after a Service Bot trigger`,
 		});
 	});
 });

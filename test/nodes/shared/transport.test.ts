@@ -268,7 +268,41 @@ describe('the typed failure of each way a call can fail (what the poll loop and 
 	});
 });
 
+/** A context whose every request gets `answer` (a stand-in service), for answers the emulator does not give. */
+function answeringContext(answer: { statusCode: number; body: unknown }): Parameters<typeof apiRequest>[0] {
+	return {
+		getNode: () => ({ id: 'node', name: 'Caller', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} }),
+		getCredentials: async () => ({ accessToken: TOKEN, baseUrl: emulator.baseUrl }),
+		helpers: { httpRequestWithAuthentication: async () => answer },
+	} as unknown as Parameters<typeof apiRequest>[0];
+}
+
 describe('the token never appears in an error', () => {
+
+	it('a refusal quoting the request path: the typed failure (what callers build texts from) has the token out of the service\'s words, every spelling of it', async () => {
+		const segment = encodeURIComponent(TOKEN).replace(/%3A/gi, ':');
+		const quoted = [`/bot${TOKEN}/getFile`, `/bot${segment}/getFile`, `/file/bot${segment}/documents/a.pdf`, encodeURIComponent(`https://service.example/bot${segment}/getFile`), `/bot${segment.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())}/getFile`];
+		emulator.injectFault({ kind: 'status', status: 400, description: `Bad Request: invalid file_id (request ${quoted.join(' ; ')})`, method: 'getFile' });
+		const result = await call('getFile', { body: { file_id: 'x' } });
+		expect(failureOf(thrownError())).toEqual({
+			kind: 'refused',
+			status: 400,
+			description: 'Bad Request: invalid file_id (request /bot***/getFile ; /bot***/getFile ; /file/bot***/documents/a.pdf ; https%3A%2F%2Fservice.example%2Fbot***%2FgetFile ; /bot***/getFile)',
+		});
+		expectNoToken(TOKEN, result);
+	});
+
+	it('an answer that is not the envelope, the token where its excerpt is cut and JSON-escaped: no part of it in the error', async () => {
+		for (const body of [`${'x'.repeat(285)} /bot${TOKEN}/getMe`, [`${'y'.repeat(280)}`, `/bot${TOKEN}\\/getMe`]]) {
+			const error = await apiRequest(answeringContext({ statusCode: 502, body }), 'getMe', {}, { retry: { transientRetries: 0 } }).then(
+				() => undefined,
+				(thrown: unknown) => thrown,
+			);
+			expect(failureOf(error)).toEqual({ kind: 'serverError', status: 502 });
+			const texts = textsOf(error);
+			for (const form of tokenForms(TOKEN)) for (const text of texts) expect([form, text.includes(form)]).toEqual([form, false]);
+		}
+	});
 
 	it('self-check: the leak detector finds a token wherever it is', () => {
 		const leaky = new Error('no token here', { cause: new Error(`GET /bot${encodeURIComponent(TOKEN)}/getMe failed`) });
