@@ -11,14 +11,17 @@
  *   `ANSWER_TIMING.boundMs` after it arrived is answered 200 anyway: its execution exists (or is
  *   being made), like the polling trigger's `confirmWithinMs`. Only such an execution, one that runs
  *   longer than the bound, is lost when n8n is killed while it runs.
- * - **Shutdown.** From the moment n8n starts shutting down it answers no push 2xx before its
- *   execution has run: a new push is refused (503, the connection closed) so the service keeps it
- *   for the next n8n, and the bound no longer applies (n8n waits for running executions, up to its
- *   graceful-shutdown timeout, and answers each push as its execution ends).
+ * - **Shutdown.** A push that reaches an n8n whose HTTP server no longer listens (it is stopping) is
+ *   refused (503, the connection closed), so the service keeps it for the next n8n, and the bound no
+ *   longer applies. n8n 2.41.1 never gets there: its `AbstractServer.onShutdown` is an
+ *   `@OnShutdown()` handler registered for the class, and n8n's container gives it an instance
+ *   other than the running server, so the server is never closed and n8n serves pushes through its
+ *   whole graceful shutdown (measured: issue 39; e2e scenario 28). What protects such a push there is
+ *   the held answer: its execution runs (n8n waits up to its shutdown timeout), or n8n exits and the
+ *   unanswered push is sent again to the next n8n. Only the bound's answers can be lost then.
  *
- * n8n 2.41 gives a node no shutdown event; what a webhook sees is that n8n closes its HTTP server
- * first (`AbstractServer.onShutdown`, an `@OnShutdown()` handler run at SIGTERM), while connections
- * already open are still served: `server.listening` of the request's socket turns false.
+ * A node sees nothing else of a shutdown: n8n 2.41 calls no method of a webhook node then.
+ * `server.listening` of the request's socket is what turns false once n8n closes its server.
  *
  * Answering at the bound cannot go through n8n's response object: n8n answers "last node" pushes
  * itself when the execution ends and does not look whether an answer was sent already (2.41.1
