@@ -10,9 +10,10 @@
  * that update (the offset saved with the next emit is beyond it): n8n starts saving the static data
  * and creating the execution together without waiting for either, so a process killed in between may
  * have done one and not the other. n8n stopping before an emit, or killed with either half done,
- * fetches the update again after the restart; it runs if its execution was never created, and the
- * emit's deduplication key makes n8n 2.x refuse it if it was (n8n 1.x has no such key: there it runs
- * again). The feed tells the service an emitted update is done only once n8n confirmed its execution
+ * fetches the update again after the restart and runs it: the emit's deduplication key carries the
+ * process's id, so n8n 2.x refuses a second run within one process but not an update whose execution
+ * crashed with the process before (n8n 2.41 refuses any key with an execution, a crashed one too);
+ * n8n 1.x has no such key. The feed tells the service an emitted update is done only once n8n confirmed its execution
  * (the emit's done promise settles when the execution has run, or was refused as a duplicate) or a
  * while after the emit (`confirmWithinMs`): n8n creates the execution a little after the emit (it
  * reads the workflow first, then inserts it), and a kill meanwhile would otherwise lose the update with
@@ -37,6 +38,7 @@
  * gathers and the executions it waits to see confirmed decide together what it may let the feed
  * acknowledge; each of them changes that offset, so they stay in one class.
  */
+import { randomBytes } from 'crypto';
 import type { IDataObject, INodeExecutionData, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -66,6 +68,12 @@ type Done = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
 type DoneRun = Awaited<Done['promise']>;
 
 const OFFSET_KEY = 'pollingOffset';
+
+/**
+ * This n8n process's id, drawn once when n8n loads the node (once per process): part of every
+ * deduplication key (see `emitUpdate`). 12 characters keep the key far below n8n's 255.
+ */
+const PROCESS_ID = randomBytes(9).toString('base64url');
 const RUNS_KEY = 'pollingGroupedRuns';
 
 interface StoredOffset {
@@ -158,9 +166,9 @@ class PollingMember implements FeedMember {
 	private readonly preparing = new Map<number, MessageGroup>();
 	/**
 	 * The grouped runs emitted whose messages the service may still send (the saved offset is not past
-	 * their last), kept in static data with the emit: after a restart the same messages run as the same
-	 * group, with the same deduplication key, which n8n refuses if that run had started. Gathered anew,
-	 * a message the user sent after them would join them and run them a second time.
+	 * their last), kept in static data with the emit: after a restart the same messages run again as the
+	 * same group (n8n may have crashed that run with the old process). Gathered anew, a message the user
+	 * sent after them would join them, and the workflow would see a different run.
 	 */
 	private runs: number[][];
 	/** After a restart: the messages of a stored run fetched again, by the run's last update, until it came. */
@@ -251,12 +259,16 @@ class PollingMember implements FeedMember {
 	}
 
 	/**
-	 * Starts one execution with the update. n8n refuses a second execution with the same deduplication
-	 * key (a unique index of its executions table, n8n 2.x): an update fetched again after n8n stopped
-	 * between creating its execution and saving the offset does not run twice. Older n8n ignores it.
+	 * Starts one execution with the update. n8n 2.x refuses an emit whose deduplication key an execution
+	 * already has (a unique index of its executions table), whatever that execution's status: a
+	 * `crashed` one too. The key carries this process's id (`PROCESS_ID`), so it refuses a second run of
+	 * an update within one n8n process, and a restarted n8n (new id) runs an update whose execution
+	 * crashed with the old one instead of losing it. The price: an update whose execution ran but was
+	 * not yet acknowledged when n8n was killed runs again after the restart (twice across processes,
+	 * never within one). Older n8n ignores the key.
 	 */
 	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number, first = updateId): void {
-		const deduplicationKey = `service-bot:${this.environment.windowKey}:${updateId}`;
+		const deduplicationKey = `service-bot:${this.environment.windowKey}:${PROCESS_ID}:${updateId}`;
 		this.ctx.emit(routed(update, item, this.environment.settings), undefined, this.test ? undefined : this.confirmation(first), deduplicationKey);
 	}
 
@@ -347,7 +359,7 @@ class PollingMember implements FeedMember {
 		// Saved by n8n together with the next emit (n8n saves a trigger's static data on emit); never
 		// beyond a message still gathered, so n8n stopping hard meanwhile fetches it again. An update
 		// that runs keeps itself in the saved offset: n8n saves it while it creates the execution, and
-		// a process killed in between must fetch it again (its deduplication key refuses a second run).
+		// a process killed in between must fetch it again (its deduplication key refuses a second run in this process).
 		this.storeOffset(Math.min(runsNow ? updateId : updateId + 1, this.keepFrom));
 		if (gathered) return undefined;
 		if (delivery.run) {
@@ -432,7 +444,7 @@ class PollingMember implements FeedMember {
 
 	/**
 	 * A message of a grouped run that n8n had emitted before it stopped (see `runs`): it waits for the
-	 * rest of that run, which runs again as it was, under the same deduplication key.
+	 * rest of that run, which runs again as it was.
 	 */
 	private async replay(run: number[], update: ReceivedUpdate): Promise<void> {
 		const last = run[run.length - 1];
