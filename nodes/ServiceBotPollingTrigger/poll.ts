@@ -152,7 +152,7 @@ function messageGroup(update: ReceivedUpdate, deadline: number): MessageGroup {
 /** One polling trigger (a published workflow's, or the editor's test) as a member of its bot's feed. */
 class PollingMember implements FeedMember {
 	readonly test: boolean;
-	next: number | undefined;
+	readonly start: number | undefined;
 	done = false;
 	/** Set by the feed it joins; a test acknowledges through it, closing leaves it. */
 	feed: BotFeed | undefined;
@@ -195,7 +195,7 @@ class PollingMember implements FeedMember {
 		this.leavingAnswers = { ...environment, answers: { ...environment.answers, brings: false } };
 		this.botKey = botKeyOf(token, 'polling-offset');
 		this.test = runOf(ctx) === 'test';
-		this.next = this.storedOffset();
+		this.start = this.storedOffset();
 		this.runs = this.storedRuns();
 	}
 
@@ -241,7 +241,7 @@ class PollingMember implements FeedMember {
 	 * again. 0 (before every update) when the feed has not fetched anything yet.
 	 */
 	rememberStart(): void {
-		if (!this.test && this.storedOffset() === undefined) this.storeOffset(this.next ?? 0);
+		if (!this.test && this.storedOffset() === undefined) this.storeOffset(this.feed?.nextOf(this) ?? 0);
 	}
 
 	/**
@@ -305,9 +305,10 @@ class PollingMember implements FeedMember {
 	}
 
 	/**
-	 * The item with the files of its messages (Download Files). The updates after it wait, so that
-	 * executions start in update order; unpublishing waits for a download under way (its message
-	 * then runs), as it runs the gathered messages.
+	 * The item with the files of its messages (Download Files). This trigger's updates after it wait
+	 * (its queue in the feed), so that its executions start in update order; the other triggers of the
+	 * bot do not. Unpublishing waits for a download under way (its message then runs), as it runs the
+	 * gathered messages.
 	 */
 	private async withFiles(updates: readonly ReceivedUpdate[], json: IDataObject): Promise<INodeExecutionData> {
 		const settings = this.environment.settings;
@@ -485,8 +486,8 @@ class PollingMember implements FeedMember {
 		}
 	}
 
-	/** Unpublishing: the messages being gathered run now rather than never. */
-	async runGathered(): Promise<void> {
+	/** Unpublishing (the feed calls it once this member took what it was handed): the messages being gathered run now rather than never. */
+	async finish(): Promise<void> {
 		this.stopping.abort();
 		for (const group of this.groups.values()) group.wake.abort();
 		for (const last of [...this.replaying.keys()]) await this.runAgain(last);
@@ -555,7 +556,6 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	return {
 		closeFunction: async () => {
 			forget();
-			await member.runGathered();
 			await member.feed?.leave(member);
 		},
 	};
