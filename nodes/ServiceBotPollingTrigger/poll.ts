@@ -20,8 +20,8 @@
  * no execution to show for it. A clean stop acknowledges what was emitted (feed.ts), so a restart
  * fetches nothing again.
  *
- * Group Messages Within holds a user's messages in one chat until the user has been quiet for N
- * seconds, then emits them as one item. While they wait, the saved offset and the feed's
+ * Group Messages Within (grouping.ts) holds a user's messages in one chat until the user has been
+ * quiet for N seconds, then emits them as one item. While they wait, the saved offset and the feed's
  * acknowledgement stay below the first of them (`held`), so n8n stopping hard fetches them again;
  * unpublishing emits them at once, and so does the feed when they would hold every workflow of the
  * bot back (`release`: the spec's largest answer came after them). They are not kept in static data
@@ -34,22 +34,22 @@
  * it, and a workflow published later must not run it again); it never changes the bot's update types
  * and leaves answers to waiting executions to the published triggers.
  *
- * One file (about 550 lines) on purpose: one trigger's saved offset, its grouped runs, the messages it
- * gathers and the executions it waits to see confirmed decide together what it may let the feed
- * acknowledge; each of them changes that offset, so they stay in one class.
+ * One file (about 430 lines) on purpose: one trigger's saved offset, its stored grouped runs and the
+ * executions it waits to see confirmed decide together what it may let the feed acknowledge; each of
+ * them changes that offset, so they stay in one class (the gathering itself is grouping.ts).
  */
 import { randomBytes } from 'crypto';
 import type { IDataObject, INodeExecutionData, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { apiRequest, pause } from '../shared/transport/client';
-import { messageOf, refusalStatus } from '../shared/transport/failure';
+import { apiRequest } from '../shared/transport/client';
+import { refusalStatus } from '../shared/transport/failure';
 import { rereadToken } from '../shared/transport/token';
 import type { ChatAnswer } from '../shared/trigger/answerDelivery';
 import { answerDesk } from '../shared/trigger/answerDelivery';
 import { deliverUpdate } from '../shared/trigger/deliver';
 import { hasFilesToDownload, withFiles } from '../shared/trigger/files';
-import { groupedItem, isCommand, routed } from '../shared/trigger/output';
+import { groupedItem, routed } from '../shared/trigger/output';
 import type { ReceivedUpdate } from '../shared/trigger/update';
 import type { Delivery, DeliveryEnvironment } from '../shared/trigger/deliver';
 import type { Run, TriggerIdentity } from '../shared/trigger/identity';
@@ -60,6 +60,7 @@ import { showTyping } from '../shared/trigger/typing';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
 import { POLL_TIMING, joinFeed, tokenRefused, webhookConflict } from './feed';
+import { MessageGrouping } from './grouping';
 import type { PollingOptions } from './options';
 import { readPollingOptions } from './options';
 
@@ -128,27 +129,6 @@ async function ensureNoWebhook(ctx: ITriggerFunctions, options: PollingOptions, 
 	await apiRequest(ctx, 'deleteWebhook', {});
 }
 
-/** One user's messages in one chat, gathered into one execution (Group Messages Within). */
-interface MessageGroup {
-	/** In the order they came; never empty. */
-	readonly updates: ReceivedUpdate[];
-	/** When it runs unless another message comes first (which moves it on). */
-	deadline: number;
-	/** Ends its waiter's wait early: it runs now (unpublishing, or the feed releases it). */
-	readonly wake: AbortController;
-	/** Resolves once it was emitted (or could not be). */
-	readonly ran: Promise<void>;
-	readonly hasRun: () => void;
-}
-
-function messageGroup(update: ReceivedUpdate, deadline: number): MessageGroup {
-	let hasRun = (): void => {};
-	const ran = new Promise<void>((resolve) => {
-		hasRun = resolve;
-	});
-	return { updates: [update], deadline, wake: new AbortController(), ran, hasRun };
-}
-
 /** One polling trigger (a published workflow's, or the editor's test) as a member of its bot's feed. */
 class PollingMember implements FeedMember {
 	readonly test: boolean;
@@ -160,10 +140,8 @@ class PollingMember implements FeedMember {
 	private firstAnswer: number | undefined;
 	/** One-way key of the bot token, stored with the offset. */
 	private botKey: string;
-	/** Messages being gathered, by chat and user; each has a waiter that runs it once the chat is quiet. */
-	private readonly groups = new Map<string, MessageGroup>();
-	/** The first update of each group whose files are being downloaded before it runs. */
-	private readonly preparing = new Map<number, MessageGroup>();
+	/** Group Messages Within (grouping.ts). */
+	private readonly grouping: MessageGrouping;
 	/**
 	 * The grouped runs emitted whose messages the service may still send (the saved offset is not past
 	 * their last), kept in static data with the emit: after a restart the same messages run again as the
@@ -171,10 +149,6 @@ class PollingMember implements FeedMember {
 	 * sent after them would join them, and the workflow would see a different run.
 	 */
 	private runs: number[][];
-	/** After a restart: the messages of a stored run fetched again, by the run's last update, until it came. */
-	private readonly replaying = new Map<number, ReceivedUpdate[]>();
-	private readonly waiters = new Set<Promise<void>>();
-	private readonly stopping = new AbortController();
 	/**
 	 * Emitted updates whose executions n8n has not confirmed yet, by the first update each ran (a
 	 * grouped run's first message), with when they were emitted.
@@ -197,6 +171,22 @@ class PollingMember implements FeedMember {
 		this.test = runOf(ctx) === 'test';
 		this.start = this.storedOffset();
 		this.runs = this.storedRuns();
+		this.grouping = new MessageGrouping(options.groupMessagesSeconds, {
+			logger: ctx.logger,
+			name: this.name,
+			itemOf: async (updates) => await this.withFiles(updates, groupedItem(updates, environment.settings)),
+			emitRun: (updates, item, key, replayed) => {
+				const first = updates[0].updateId;
+				// The offset saved with it stays below the others still gathered; a new run is saved with it.
+				if (!replayed) this.storeRuns([...this.runs, updates.map((update) => update.updateId)]);
+				this.storeOffset(Math.min(first, this.keepFrom));
+				this.emitUpdate(updates[updates.length - 1], item, key, first);
+			},
+			showTyping: (update) => {
+				if (environment.settings.showTyping) showTyping(ctx, update);
+			},
+			forgetRun: (last) => this.storeRuns(this.runs.filter((run) => run[run.length - 1] !== last)),
+		});
 	}
 
 	private get name(): string {
@@ -307,30 +297,18 @@ class PollingMember implements FeedMember {
 	/**
 	 * The item with the files of its messages (Download Files). This trigger's updates after it wait
 	 * (its queue in the feed), so that its executions start in update order; the other triggers of the
-	 * bot do not. Unpublishing waits for a download under way (its message then runs), as it runs the
-	 * gathered messages.
+	 * bot do not. Unpublishing waits for a download under way (the feed lets the queue finish), and
+	 * its message then runs.
 	 */
 	private async withFiles(updates: readonly ReceivedUpdate[], json: IDataObject): Promise<INodeExecutionData> {
 		const settings = this.environment.settings;
 		if (!hasFilesToDownload(updates, settings)) return { json };
-		const item = withFiles(this.ctx, updates, json, settings);
-		const waiter = item.then(() => undefined);
-		this.waiters.add(waiter);
-		try {
-			return await item;
-		} finally {
-			this.waiters.delete(waiter);
-		}
+		return await withFiles(this.ctx, updates, json, settings);
 	}
 
 	/** The first update of the messages being gathered (or their files fetched), which the service must keep until they ran. */
 	get held(): number | undefined {
-		const firsts = [
-			...[...this.groups.values()].map((group) => group.updates[0].updateId),
-			...this.preparing.keys(),
-			...[...this.replaying.values()].map((updates) => updates[0].updateId),
-		];
-		return firsts.length > 0 ? Math.min(...firsts) : undefined;
+		return this.grouping.held;
 	}
 
 	/** What the offset saved with an emit must not pass: messages gathered, executions unconfirmed. */
@@ -346,13 +324,13 @@ class PollingMember implements FeedMember {
 		}
 		if (this.test) return await this.show(delivery);
 		// A run whose last message is behind this one will not be completed: it runs with what came.
-		for (const last of [...this.replaying.keys()]) if (last < updateId) await this.runAgain(last);
+		await this.grouping.runIncompleteBefore(updateId);
 		const run = delivery.run ? this.runs.find((ids) => ids.includes(updateId)) : undefined;
 		if (delivery.run && run) {
-			await this.replay(run, delivery.update);
+			if (!(await this.grouping.replay(run, delivery.update))) this.storeOffset(Math.min(updateId + 1, this.keepFrom));
 			return undefined;
 		}
-		const gathered = delivery.run && this.gather(delivery.update);
+		const gathered = delivery.run && this.grouping.gather(delivery.update);
 		// A gathered message shows typing too: the user sees the bot is there while it waits for more.
 		if (delivery.run && this.environment.settings.showTyping) showTyping(this.ctx, delivery.update);
 		const runsNow = delivery.run && !gathered;
@@ -372,126 +350,14 @@ class PollingMember implements FeedMember {
 		return undefined;
 	}
 
-	/**
-	 * Group Messages Within: a user's message joins the messages they sent to this chat in the last
-	 * N seconds (or starts them), and they run together once the user has been quiet for N seconds.
-	 * Clicks and other updates run at once. Returns whether the update was gathered.
-	 */
-	private gather(update: ReceivedUpdate): boolean {
-		const seconds = this.options.groupMessagesSeconds;
-		// A command runs at once, alone: it asks for something specific.
-		if (seconds === 0 || update.type !== 'message' || isCommand(update) || update.chatId === undefined || update.userId === undefined) return false;
-		const key = JSON.stringify([update.chatId, update.userId]);
-		const deadline = Date.now() + seconds * 1000;
-		const group = this.groups.get(key);
-		if (group) {
-			group.updates.push(update);
-			group.deadline = deadline;
-			return true;
-		}
-		this.groups.set(key, messageGroup(update, deadline));
-		const waiter = this.runWhenQuiet(key).catch((error: unknown) => {
-			this.ctx.logger.error(`${this.name}: could not run grouped messages: ${messageOf(error)}`);
-		});
-		this.waiters.add(waiter);
-		void waiter.finally(() => this.waiters.delete(waiter));
-		return true;
-	}
-
-	private async runWhenQuiet(key: string): Promise<void> {
-		for (;;) {
-			const group = this.groups.get(key);
-			if (!group) return;
-			const wait = group.deadline - Date.now();
-			if (wait <= 0 || this.stopping.signal.aborted) break;
-			await pause(wait, group.wake.signal);
-		}
-		if (!this.groups.has(key)) return;
-		// Users who went quiet at the same moment (their messages came in one response) run in the
-		// order the service sent their last messages, whichever waiter woke first.
-		const now = Date.now();
-		const lastOf = (group: MessageGroup): ReceivedUpdate => group.updates[group.updates.length - 1];
-		const due = [...this.groups.entries()]
-			.filter(([other, group]) => other === key || group.deadline <= now)
-			.sort(([, a], [, b]) => lastOf(a).updateId - lastOf(b).updateId);
-		// They leave the gathered ones at once (a message coming meanwhile starts a new group, and a
-		// waiter waking meanwhile finds them gone); while their files download they are still held, so
-		// the service keeps their messages.
-		for (const [dueKey, group] of due) {
-			this.groups.delete(dueKey);
-			this.preparing.set(group.updates[0].updateId, group);
-		}
-		for (const [, group] of due) {
-			const last = lastOf(group);
-			const first = group.updates[0].updateId;
-			try {
-				// Again as the gathered messages run: the typing shown for the first may have ended.
-				if (this.environment.settings.showTyping) showTyping(this.ctx, last);
-				let item: INodeExecutionData;
-				try {
-					item = await this.withFiles(group.updates, groupedItem(group.updates, this.environment.settings));
-				} finally {
-					this.preparing.delete(first);
-				}
-				// The offset saved with it stays below the others still gathered; the run is saved with it.
-				this.storeRuns([...this.runs, group.updates.map((update) => update.updateId)]);
-				this.storeOffset(Math.min(first, this.keepFrom));
-				this.emitUpdate(last, item, last.updateId, first);
-			} finally {
-				group.hasRun();
-			}
-		}
-	}
-
-	/**
-	 * A message of a grouped run that n8n had emitted before it stopped (see `runs`): it waits for the
-	 * rest of that run, which runs again as it was.
-	 */
-	private async replay(run: number[], update: ReceivedUpdate): Promise<void> {
-		const last = run[run.length - 1];
-		const updates = this.replaying.get(last) ?? [];
-		updates.push(update);
-		this.replaying.set(last, updates);
-		if (update.updateId === last) return await this.runAgain(last);
-		this.storeOffset(Math.min(update.updateId + 1, this.keepFrom));
-	}
-
-	private async runAgain(last: number): Promise<void> {
-		const updates = this.replaying.get(last);
-		if (!updates) return;
-		this.replaying.delete(last);
-		const item = await this.withFiles(updates, groupedItem(updates, this.environment.settings));
-		this.storeOffset(Math.min(updates[0].updateId, this.keepFrom));
-		this.emitUpdate(updates[updates.length - 1], item, last, updates[0].updateId);
-	}
-
 	/** The feed cannot move on past them: the messages gathered from before `before` run now. */
 	async release(before: number): Promise<void> {
-		const now = Date.now();
-		const due = [...this.groups.values()].filter((group) => group.updates[0].updateId < before);
-		for (const group of due) {
-			group.deadline = now;
-			group.wake.abort();
-		}
-		if (due.length > 0) this.ctx.logger.debug(`${this.name}: running ${due.length} gathered group(s) now: the updates after them fill the service's largest answer`);
-		// Groups whose files are downloading (no longer gathered, still held) run once they are there.
-		const preparing = [...this.preparing.entries()].filter(([first]) => first < before).map(([, group]) => group);
-		await Promise.all([...due, ...preparing].map(async (group) => await group.ran));
-		// A run fetched again after a restart that spans more than one answer: what came runs under its
-		// key; the rest then counts as new messages (run again rather than lost, should it not have run).
-		for (const [last, updates] of [...this.replaying.entries()]) {
-			if (updates[0].updateId >= before) continue;
-			this.storeRuns(this.runs.filter((run) => run[run.length - 1] !== last));
-			await this.runAgain(last);
-		}
+		await this.grouping.release(before);
 	}
 
 	/** Unpublishing (the feed calls it once this member took what it was handed): the messages being gathered run now rather than never. */
 	async finish(): Promise<void> {
-		this.stopping.abort();
-		for (const group of this.groups.values()) group.wake.abort();
-		for (const last of [...this.replaying.keys()]) await this.runAgain(last);
-		await Promise.all([...this.waiters]);
+		await this.grouping.finish();
 	}
 
 	/**
