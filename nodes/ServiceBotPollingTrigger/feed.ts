@@ -499,19 +499,33 @@ export class BotFeed {
 	}
 
 	/**
-	 * Waits at most `ms`: while the feed is held back (`whileHeldBack`), until it no longer is; else
-	 * until something changes.
+	 * Waits at most `ms`: while the feed is held back (`whileHeldBack`), until it no longer is, telling
+	 * the service meanwhile what was confirmed (`acknowledgeConfirmed`); else until something changes.
 	 */
 	private async waitForChange(ms: number, whileHeldBack: boolean): Promise<void> {
 		const until = Date.now() + ms;
 		for (;;) {
 			this.wake = new AbortController();
 			if (this.signal.aborted || (whileHeldBack && !this.heldBack)) return;
+			if (whileHeldBack) await this.acknowledgeConfirmed();
 			const left = until - Date.now();
 			if (left <= 0) return;
 			await pause(left, AbortSignal.any([this.signal, this.wake.signal]));
 			if (!whileHeldBack && this.wake.signal.aborted) return;
 		}
+	}
+
+	/**
+	 * While the feed waits, the offset may move on (executions confirmed, updates taken): the service is
+	 * told at once, with a request for one update (not the whole backlog the next fetch brings again),
+	 * so that n8n killed a moment later fetches only what was not confirmed (which its restart runs
+	 * again: see poll.ts, the deduplication key).
+	 */
+	private async acknowledgeConfirmed(): Promise<void> {
+		const offset = this.requestOffset();
+		const acknowledged = this.ledger.acknowledged;
+		if (offset === undefined || (acknowledged !== undefined && offset <= acknowledged)) return;
+		await this.acknowledge(offset, 'once what came before it was confirmed');
 	}
 
 	/**
