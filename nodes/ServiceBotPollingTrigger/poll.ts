@@ -317,6 +317,8 @@ class PollingMember implements FeedMember {
 	}
 
 	async take(body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<ChatAnswer | undefined> {
+		// A test that showed its update takes nothing more, also what was queued for it in the same answer.
+		if (this.done) return undefined;
 		const delivery = await deliverUpdate(body, bringsAnswers ? this.environment : this.leavingAnswers);
 		if (updateId === undefined || delivery.updateId === undefined) {
 			if (!delivery.run && !this.test) this.ctx.logger.warn(`${this.name}: skipped an entry that is ${'reason' in delivery ? delivery.reason : 'not an update'}`);

@@ -588,6 +588,16 @@ describe('the editor\'s test (Listen for Test Event)', () => {
 		expect(emittedJson(published).map((update) => update.update_id)).toEqual([next]);
 	});
 
+	test('with several updates waiting in one answer, the test shows the first and acknowledges only that one: the service keeps the others for a workflow published afterwards', async () => {
+		const harness = await pollingHarness();
+		const waiting = [await say('first'), await say('second'), await say('third')];
+		const test = await harness.startManualTrigger();
+		const { items } = await test.result;
+		await test.close();
+		expect(items?.[0][0].json).toMatchObject({ update_id: waiting[0] });
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toEqual(waiting.slice(1));
+	});
+
 	test('while a published workflow polls the same bot, the test shows the next update it selects, and the published one gets every update, that one too', async () => {
 		const harness = await pollingHarness();
 		const published = await start(harness);
