@@ -93,6 +93,14 @@ export const POLL_TIMING = {
 	 */
 	confirmWithinMs: 10_000,
 	/**
+	 * How long one trigger's unfinished work (a download: Download Files) may hold every other workflow
+	 * of the bot back once the updates behind it fill the service's largest answer (the next request
+	 * could bring nothing new). After that the feed lets the service drop what that trigger was handed
+	 * in that answer (`Ledger.letGo`); the trigger runs those updates from memory when it can (n8n
+	 * killed meanwhile loses them). Below that size the others are never held back.
+	 */
+	fullAnswerHoldMs: 10_000,
+	/**
 	 * How long a feed that started from a saved offset acknowledges nothing beyond it. When n8n starts,
 	 * it publishes its workflows one after another; a workflow joining a few seconds after the first
 	 * must still find the updates that arrived while n8n was down.
@@ -188,6 +196,8 @@ export class BotFeed {
 	private started = false;
 	/** Ends the loop's wait early: something it waits for changed (an update taken, an execution confirmed). */
 	private wake = new AbortController();
+	/** Published triggers holding the feed at a full answer: their need, and since when it has not moved. */
+	private readonly stalled = new Map<FeedMember, { need: number; since: number }>();
 
 	constructor(
 		/** Where `feeds` has it: the key of the token it polls with (see `switchTo`). */
@@ -402,6 +412,7 @@ export class BotFeed {
 		let failures = 0;
 		/** Batches in a row that moved nothing on. */
 		let stuck = 0;
+
 		let conflictSince: number | undefined;
 		while (!this.signal.aborted) {
 			const ctx = this.caller;
@@ -455,7 +466,9 @@ export class BotFeed {
 				await pause(wait, this.signal);
 				continue;
 			}
-			if (offset !== undefined) this.ledger.acknowledged = offset;
+			// Asked without an offset, the service answers from the first update it holds: as if asked with its id.
+			const asFrom = offset ?? (Array.isArray(result) ? (result as unknown[]).map(updateIdOf).find((id): id is number => id !== undefined) : undefined);
+			if (asFrom !== undefined) this.ledger.acknowledged = asFrom;
 			if (failures > 0) ctx.logger.info(`${this.name}: polling works again after ${failures} failed attempts`);
 			failures = 0;
 			conflictSince = undefined;
@@ -477,6 +490,7 @@ export class BotFeed {
 			}
 			this.handOut(updates);
 			this.releaseHeld(updates);
+			this.letGoOfSlowMembers(updates);
 			// Until the members took this answer and n8n confirmed its executions (the offset can then move
 			// past it, and a long poll follows), or for the idle pause: the next request brings the updates
 			// handed out already again, to fetch what came since for the members that are free. Never more
@@ -544,6 +558,39 @@ export class BotFeed {
 		const holders = this.published.filter((member) => member.held !== undefined && member.held <= first);
 		if (holders.length === 0) return;
 		void Promise.all(holders.map(async (member) => await member.release(first + 1))).finally(() => this.changed());
+	}
+
+	/**
+	 * While answers of the spec's largest size start at or before their first update (the next request
+	 * would bring nothing new), a published trigger whose need has not moved for `fullAnswerHoldMs`
+	 * (its download holds the offset there) is let go of up to the end of the answer, so that the others
+	 * get what follows. A trigger that makes progress (takes, runs) is never let go.
+	 */
+	private letGoOfSlowMembers(updates: unknown[]): void {
+		const ids = updates.map(updateIdOf).filter((id): id is number => id !== undefined);
+		const offset = this.requestOffset();
+		if (updates.length < LIMITS.updatesLimit.max || this.holding || ids.length === 0 || offset === undefined || offset > ids[0]) {
+			this.stalled.clear();
+			return;
+		}
+		const now = Date.now();
+		const end = Math.max(...ids) + 1;
+		for (const member of this.published) {
+			const need = this.ledger.need(member);
+			const stalled = this.stalled.get(member);
+			if (need === undefined || need > ids[0]) {
+				this.stalled.delete(member);
+			} else if (stalled?.need !== need) {
+				this.stalled.set(member, { need, since: now });
+			} else if (now - stalled.since >= POLL_TIMING.fullAnswerHoldMs) {
+				this.stalled.delete(member);
+				this.ledger.letGo(member, end);
+				this.changed();
+				member.ctx.logger.warn(
+					`Service Bot Polling Trigger "${member.ctx.getNode().name}": its updates from ${need} on are still being prepared (Download Files) or held after ${Math.round(POLL_TIMING.fullAnswerHoldMs / 1000)} s while the bot's other workflows wait behind them; the service is told they are done up to ${end} so that the others go on. This workflow still runs them; n8n stopping before it did loses them`,
+				);
+			}
+		}
 	}
 
 	/**

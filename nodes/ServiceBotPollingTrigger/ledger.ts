@@ -33,6 +33,11 @@ export interface LedgerEntry {
 	unnumbered: number;
 	/** It is leaving: it gets nothing more, and still counts until it is gone. */
 	leaving: boolean;
+	/**
+	 * What it holds below this no longer holds the offset back (`letGo`): it keeps those updates in
+	 * memory and runs them when it can.
+	 */
+	floor: number | undefined;
 }
 
 /** The result of handing out one update. */
@@ -75,7 +80,7 @@ export class Ledger<M extends LedgerMember> {
 
 	/** Adds a member: at `next` (its stored offset), else where the feed is. */
 	join(member: M, next: number | undefined): void {
-		this.entries.set(member, { next: next ?? this.position, queued: [], unnumbered: 0, leaving: false });
+		this.entries.set(member, { next: next ?? this.position, queued: [], unnumbered: 0, leaving: false, floor: undefined });
 	}
 
 	/** Takes a member over from another feed's book (a token switch), with what it still has to take. */
@@ -149,11 +154,26 @@ export class Ledger<M extends LedgerMember> {
 		if (index >= 0) entry.queued.splice(index, 1);
 	}
 
-	/** The first update a member still needs the service to keep (undefined: none known). */
+	/**
+	 * The first update a member still needs the service to keep (undefined: none known). Below its
+	 * floor nothing counts: a hold below it counts as the floor (what it holds above is not known).
+	 */
 	need(member: M): number | undefined {
 		const entry = this.entries.get(member);
 		if (!entry) return undefined;
-		return smallest([entry.queued[0], entry.next, member.held, member.unconfirmed]);
+		const floor = entry.floor ?? Number.NEGATIVE_INFINITY;
+		const atLeastFloor = (id: number | undefined): number | undefined => (id === undefined ? undefined : Math.max(id, floor));
+		return smallest([entry.queued.find((id) => id >= floor), entry.next, atLeastFloor(member.held), atLeastFloor(member.unconfirmed)]);
+	}
+
+	/**
+	 * A member whose own work (a download) would hold every other member back for good: what it was
+	 * handed or holds below `before` no longer holds the offset back. It still runs those updates, from
+	 * memory: n8n killed before it did loses them (the feed's bound, `fullAnswerHoldMs`).
+	 */
+	letGo(member: M, before: number): void {
+		const entry = this.entries.get(member);
+		if (entry) entry.floor = Math.max(entry.floor ?? before, before);
 	}
 
 	/**

@@ -188,6 +188,30 @@ describe('one workflow’s Download Files delays no other workflow of the bot', 
 	});
 });
 
+describe('one workflow’s grouped messages and their files delay no other workflow of the bot', () => {
+	test('A gathers a photo (Group Messages Within) and 150 commands follow: the spec’s largest answer makes A run its group now; its download is held, and after the bound B runs all 150 while it still is; A’s group then runs once with its file', async () => {
+		// The bound after which one workflow's download no longer holds the others back at a full answer.
+		jest.replaceProperty(POLL_TIMING, 'fullAnswerHoldMs', 300);
+		const files = await holdFiles(emu.baseUrl);
+		running.push(files);
+		const a = await publish('A: groups and downloads', { downloadFiles: true, groupMessagesSeconds: 60 }, files.baseUrl);
+		const b = await publish('B: commands', {}, files.baseUrl);
+		const photo = Number((await userSendsFile(emu, SAMPLES.photo, 'my parcel')).update_id);
+		const commands: number[] = [];
+		for (let n = 0; n < 150; n++) commands.push((await emu.userSends({ chatId: emu.demo.groupChatId, userId: emu.demo.otherUserId, text: `/status ${n}` })).update_id);
+		await until(() => files.held === 1);
+		await until(() => b.trigger.emitted.length === 151);
+		expect(files.held).toBe(1);
+		expect(idsOf(b)).toEqual([photo, ...commands]);
+		files.letFilesGo();
+		await until(() => a.trigger.emitted.some((run) => run[0][0].binary !== undefined));
+		const grouped = itemsOf(a).filter((item) => item.binary !== undefined);
+		expect(grouped).toHaveLength(1);
+		expect((await readBinary(grouped[0].binary!.data)).equals(SAMPLES.photo.bytes)).toBe(true);
+		expect(acknowledgedBeforeRun(b)).toEqual([]);
+	});
+});
+
 describe('an unconfirmed execution does not make the feed ask the service again and again', () => {
 	test('while n8n has not confirmed an execution and nothing else happens, the feed waits for the confirmation (or the idle pause) instead of fetching the same update again; the confirmation moves it on at once', async () => {
 		jest.replaceProperty(POLL_TIMING, 'idlePauseMs', 60_000);

@@ -2,9 +2,9 @@
  * The feed's ledger alone (no I/O): random interleavings (seeded) of updates arriving at the service,
  * fetches handed out to the members, members taking their updates each at their own pace, gathering
  * (held) and emitting (unconfirmed) them, n8n confirming executions, members joining (with a stored
- * offset or where the feed is) and leaving, tests among them. After every step, checked against what
+ * offset or where the feed is) and leaving, tests among them, and a slow member let go of (`letGo`). After every step, checked against what
  * the model itself recorded (not the ledger's own numbers): the offset the feed would send never tells
- * the service an update is done while a published member still needs it, each member is handed each
+ * the service an update is done while a published member still needs it (unless it was let go of), each member is handed each
  * update at most once and in order, and a stopping feed acknowledges nothing a published member was
  * handed and has not taken.
  */
@@ -40,6 +40,8 @@ class Member implements LedgerMember {
 	/** Every update at or after it is one it has not been handed: it needs them. */
 	next: number | undefined;
 	leaving = false;
+	/** Let go of below it (a slow download at a full answer): it runs those from memory. */
+	floor = Number.NEGATIVE_INFINITY;
 
 	constructor(
 		readonly name: string,
@@ -56,7 +58,7 @@ class Member implements LedgerMember {
 
 	/** What the service must keep for it. */
 	needs(): number[] {
-		return [...this.queue, ...this.gathered, ...this.emitted];
+		return [...this.queue, ...this.gathered, ...this.emitted].filter((id) => id >= this.floor);
 	}
 }
 
@@ -119,6 +121,7 @@ function model(seed: number, steps: number): string[] {
 			...(members.length < 4 ? ['join', 'join test'] : []),
 			...(members.some((member) => !member.leaving) ? ['leave'] : []),
 			...(members.some((member) => member.leaving) ? ['gone'] : []),
+			...(busy.some((member) => !member.test) ? ['let go'] : []),
 		]);
 		if (op === 'arrive') {
 			const count = 1 + Math.floor(next() * 3);
@@ -163,6 +166,12 @@ function model(seed: number, steps: number): string[] {
 			log.push(`${member.name}: ${id} confirmed`);
 		} else if (op === 'join' || op === 'join test') {
 			join(op === 'join test');
+		} else if (op === 'let go') {
+			const member = pick(busy.filter((one) => !one.test));
+			const floor = (member.next ?? nextId) - Math.floor(next() * 3);
+			ledger.letGo(member, floor);
+			member.floor = Math.max(member.floor, floor);
+			log.push(`${member.name} let go below ${floor}`);
 		} else if (op === 'leave') {
 			// Leaving: handed nothing more from now on; it still counts until it took what it had (`gone`).
 			const member = pick(members.filter((one) => !one.leaving));
