@@ -5,11 +5,19 @@
  * join it, and every update the feed fetches is offered to each of them in the service's order.
  * n8n runs every published trigger() on its (leader) main, so memory is where they meet.
  *
+ * The loop reads: fetch, hand out, acknowledge. Handing out puts an update in the queue of each
+ * trigger that needs it; each trigger takes its queue in order, on its own (a download delays only
+ * its own trigger's later updates), and the loop does not wait for them: it asks again once
+ * everything handed out was taken and confirmed (the offset then moves past it, and a long poll
+ * follows), or after `idlePauseMs` for the triggers that are free, never more often (each request
+ * from a held-back offset fetches that whole backlog again).
+ *
  * Acknowledgement. `getUpdates` with offset N tells the service that every update below N is done.
  * Each published trigger keeps its own next offset (in its static data, saved with its emit, see
- * poll.ts); the feed asks with the smallest of them, and never past an update a trigger still holds
- * (messages it gathers, an execution n8n has not confirmed yet: poll.ts), so the service keeps an
- * update until every published trigger was handed it and n8n has its execution. A trigger joining a
+ * poll.ts); the feed asks with the smallest of them, and never past an update a trigger still needs
+ * (handed out and not taken yet, messages it gathers, an execution n8n has not confirmed yet: the
+ * ledger, ledger.ts), so the service keeps an update until every published trigger was handed it and
+ * n8n has its execution. A trigger joining a
  * running feed starts where the feed is, as a workflow published later starts with the updates that
  * arrive after it; one that was published before (a restart) starts at its own offset. Tests never hold the offset back, and move it only
  * when no published trigger polls the bot (poll.ts).
@@ -21,9 +29,10 @@
  * token. A 409 with a webhook set ends it the same way; a 409 from another consumer (another n8n,
  * another program, two n8n leaders during a hand-over) is retried and reported only if it lasts.
  *
- * The last trigger leaving aborts the open long poll and any wait at once, and the feed tells the
- * service what was handed to published triggers since the last poll, so the workflow published next
- * on this bot does not get those updates again.
+ * A trigger leaving is handed nothing more, takes what it was handed and runs what it gathers. The
+ * last one leaving then aborts the open long poll and any wait at once, and the feed tells the
+ * service what published triggers were handed and took since the last poll, so the workflow
+ * published next on this bot does not get those updates again.
  *
  * One feed per bot, also when its token is changed in the credential (after a leak). n8n reads the
  * credential for every request, so a running feed polls with the new token from its next request on,
@@ -41,10 +50,9 @@
  * is full, waiting would hold every workflow of the bot back; the feed then has the holding triggers
  * run what they gathered before the end of that answer at once (`release`), and moves on.
  *
- * One file (about 550 lines) on purpose: the feed's offsets (position, seen, acknowledged, answered,
- * each member's next, held and unconfirmed) are one state machine that the loop, the hand-out, the
- * release of gathered messages and the token switch all move; apart, no file would show why an
- * update is acknowledged when it is. What one trigger does with an update is in poll.ts.
+ * One file (about 620 lines) on purpose: the loop, its failures, the token switch and the members'
+ * queues all decide when the service is asked and with which token; the offsets themselves are the
+ * ledger's (ledger.ts), and what one trigger does with an update is in poll.ts.
  */
 import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -61,6 +69,8 @@ import { updateIdOf } from '../shared/trigger/update';
 import { ALLOWED_UPDATES } from '../shared/trigger/settings';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 import { LIMITS } from '../shared/spec';
+import type { LedgerEntry, LedgerMember } from './ledger';
+import { Ledger } from './ledger';
 import type { PollingOptions } from './options';
 
 /** How the loop waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
@@ -82,8 +92,14 @@ export const POLL_TIMING = {
 	 * longer than this (an AI agent) certainly has its execution, and holding on would only slow the bot.
 	 */
 	confirmWithinMs: 10_000,
-	/** Pause between requests while an execution is unconfirmed (the service answers at once: no long poll). */
-	unconfirmedPauseMs: 250,
+	/**
+	 * How long one trigger's unfinished work (a download: Download Files) may hold every other workflow
+	 * of the bot back once the updates behind it fill the service's largest answer (the next request
+	 * could bring nothing new). After that the feed lets the service drop what that trigger was handed
+	 * in that answer (`Ledger.letGo`); the trigger runs those updates from memory when it can (n8n
+	 * killed meanwhile loses them). Below that size the others are never held back.
+	 */
+	fullAnswerHoldMs: 10_000,
 	/**
 	 * How long a feed that started from a saved offset acknowledges nothing beyond it. When n8n starts,
 	 * it publishes its workflows one after another; a workflow joining a few seconds after the first
@@ -139,34 +155,23 @@ function pollerConflict(ctx: ITriggerFunctions): NodeOperationError {
 }
 
 /** A polling trigger joined to its bot's feed (poll.ts). */
-export interface FeedMember {
+export interface FeedMember extends LedgerMember {
 	readonly ctx: ITriggerFunctions;
-	/** The editor's test: never holds the offset back, never brings answers. */
-	readonly test: boolean;
 	readonly options: PollingOptions;
-	/** The update this trigger needs next; below it, updates are not offered to it. */
-	next: number | undefined;
+	/** Where it starts: its stored offset (a restart), or undefined to start where the feed is. */
+	readonly start: number | undefined;
 	/**
-	 * The first update it took but has not run yet (messages it groups): the service must keep it, so
-	 * that n8n stopping hard before the run fetches it again.
-	 */
-	readonly held: number | undefined;
-	/**
-	 * The first update it emitted whose execution n8n has not confirmed yet (see `confirmWithinMs`): the
-	 * service keeps it too, so that n8n killed before creating the execution fetches it again.
-	 */
-	readonly unconfirmed: number | undefined;
-	/**
-	 * Takes one update (its id is `next` or above). Returns an answer to a waiting execution when this
-	 * trigger was asked to bring answers and the update is one: the feed brings it, after acknowledging.
+	 * Takes one update (its id is at or after the update it needs next). Returns an answer to a waiting
+	 * execution when this trigger was asked to bring answers and the update is one: the feed brings it,
+	 * after acknowledging.
 	 */
 	take(body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<ChatAnswer | undefined>;
 	/** Runs at once what it holds below `before` (messages it gathers); resolves once they were emitted. */
 	release(before: number): Promise<void>;
+	/** Leaving: runs what it still gathers (the feed has stopped handing it updates, and it took all it had). */
+	finish(): Promise<void>;
 	/** The feed now polls with another token of the bot (changed in the credential): what it keys by the token follows. */
 	tokenChanged(token: string): void;
-	/** Whether it wants no more updates (a test that showed its update). */
-	readonly done: boolean;
 	/** The feed it is a member of (set by the feed: a feed that joins another hands its members over). */
 	feed: BotFeed | undefined;
 }
@@ -174,23 +179,25 @@ export interface FeedMember {
 export class BotFeed {
 	private readonly controller = new AbortController();
 	private running: Promise<void> = Promise.resolve();
-	private readonly members: FeedMember[] = [];
-	/** Every update below it was handed to the published triggers or acknowledged. */
-	private position: number | undefined;
-	/** One past the highest update it handed out: how far an answer from a held offset reaches. */
-	private seen: number | undefined;
-	/** The offset the service was last given, i.e. what it knows is done. */
-	private acknowledged: number | undefined;
-	/** Answers to waiting executions in updates below it were brought (or left) by a published trigger. */
-	private answered: number | undefined;
+	/** Position, acknowledgement and what each member was handed and still needs (no I/O: ledger.ts). */
+	private readonly ledger = new Ledger<FeedMember>();
+	/**
+	 * Each member's queue: the updates handed to it, taken one after another in the service's order.
+	 * One member's slow take (Download Files) waits only in its own queue.
+	 */
+	private readonly queues = new Map<FeedMember, Promise<void>>();
+	/** Answers taken and not yet brought: the loop makes no long poll meanwhile (their acknowledgement comes first). */
+	private bringing = 0;
+	/** getUpdates one at a time: a bot serves one request of its consumer at a time (another gets 409). */
+	private requests: Promise<unknown> = Promise.resolve();
 	/** When the feed started and the offset it first asked with (see `startGraceMs`). */
 	private readonly startedAt = Date.now();
 	private startOffset: number | undefined;
 	private started = false;
-	/** The offset of the request under way or last made. */
-	private asked: number | undefined;
-	/** Ends the loop's pause early: an execution was confirmed, so the offset can move on. */
-	private nudge = new AbortController();
+	/** Ends the loop's wait early: something it waits for changed (an update taken, an execution confirmed). */
+	private wake = new AbortController();
+	/** Published triggers holding the feed at a full answer: their need, and since when it has not moved. */
+	private readonly stalled = new Map<FeedMember, { need: number; since: number }>();
 
 	constructor(
 		/** Where `feeds` has it: the key of the token it polls with (see `switchTo`). */
@@ -199,8 +206,7 @@ export class BotFeed {
 		private token: string,
 		first: FeedMember,
 	) {
-		this.members.push(first);
-		first.feed = this;
+		this.join(first);
 	}
 
 	/** For log lines: the trigger whose requests the feed sends now. */
@@ -210,14 +216,26 @@ export class BotFeed {
 
 	/** The published triggers joined, in the order they joined. */
 	get published(): FeedMember[] {
-		return this.members.filter((member) => !member.test);
+		return this.ledger.published;
+	}
+
+	/** The update a member needs next (where it starts, once joined). */
+	nextOf(member: FeedMember): number | undefined {
+		return this.ledger.nextOf(member);
 	}
 
 	/** Adds a trigger: it starts where the feed is, or at its own stored offset. */
 	join(member: FeedMember): void {
-		member.next ??= this.position;
+		this.ledger.join(member, member.start);
 		member.feed = this;
-		this.members.push(member);
+	}
+
+	/** Takes over a member of another feed of the bot (`switchTo`), with the updates it has still to take. */
+	private adopt(member: FeedMember, entry: LedgerEntry | undefined, queue: Promise<void> | undefined): void {
+		if (entry) this.ledger.adopt(member, entry);
+		else this.ledger.join(member, member.start);
+		if (queue) this.queues.set(member, queue);
+		member.feed = this;
 	}
 
 	/**
@@ -249,10 +267,14 @@ export class BotFeed {
 		if (other && other !== this && !mayJoin) return this;
 		this.caller?.logger.info(`${this.name}: the bot token in the credential was changed; polling with the new one`);
 		this.token = token;
-		for (const member of this.members) member.tokenChanged(token);
+		for (const member of this.ledger.members) member.tokenChanged(token);
 		if (other && other !== this) {
 			this.end();
-			for (const member of this.members.splice(0)) other.join(member);
+			for (const member of this.ledger.members) {
+				other.adopt(member, this.ledger.entryOf(member), this.queues.get(member));
+				this.ledger.remove(member);
+			}
+			this.queues.clear();
 			return other;
 		}
 		if (feeds.get(this.key) === this) feeds.delete(this.key);
@@ -261,16 +283,26 @@ export class BotFeed {
 		return this;
 	}
 
-	/** Removes a trigger; the last one ends the feed and acknowledges what was handed out. */
+	/**
+	 * Removes a trigger: it is handed nothing more, takes what it was handed (its queue) and runs what
+	 * it gathers, and only then stops counting; the last one ends the feed and acknowledges what was
+	 * handed out and taken.
+	 */
 	async leave(member: FeedMember): Promise<void> {
-		const index = this.members.indexOf(member);
-		if (index < 0) return;
-		this.members.splice(index, 1);
-		if (this.members.length > 0) return;
+		if (!this.ledger.has(member)) return;
+		this.ledger.leaving(member);
+		await this.queues.get(member);
+		await member.finish();
+		// A token switch may have handed it to another feed meanwhile.
+		if (member.feed !== this) return await member.feed?.leave(member);
+		this.queues.delete(member);
+		this.ledger.remove(member);
+		this.changed();
+		if (this.ledger.members.length > 0) return;
 		this.end();
 		await this.running;
-		const offset = this.position;
-		if (offset === undefined || offset === this.acknowledged) return;
+		const offset = this.ledger.settledPosition();
+		if (offset === undefined || offset === this.ledger.acknowledged) return;
 		await this.acknowledge(offset, 'when stopping', member.ctx);
 	}
 
@@ -292,30 +324,31 @@ export class BotFeed {
 
 	/** The trigger whose credential and helpers the feed's requests use (a published one first). */
 	private get caller(): ITriggerFunctions | undefined {
-		return (this.published[0] ?? this.members[0])?.ctx;
+		return (this.published[0] ?? this.ledger.members[0])?.ctx;
 	}
 
 	/** Ends the feed for every trigger: each gets the error through n8n's emitError. */
 	private report(errorFor: (ctx: ITriggerFunctions) => Error): void {
 		this.end();
-		for (const member of this.members.splice(0)) member.ctx.emitError(errorFor(member.ctx));
+		for (const member of this.ledger.members) {
+			this.ledger.remove(member);
+			member.ctx.emitError(errorFor(member.ctx));
+		}
 	}
 
-	/**
-	 * An execution a member emitted was confirmed (or failed to start): when that lets the offset move
-	 * on, the loop asks at once instead of finishing its pause.
-	 */
+	/** An execution a member emitted was confirmed (or failed to start): the loop may move on. */
 	confirmed(): void {
-		if (this.requestOffset() !== this.asked) this.nudge.abort();
+		this.changed();
 	}
 
-	/** The offset to ask with: the smallest need of the published triggers; without them, the position. */
+	/** Wakes the loop's wait when what it waits for may have changed. */
+	private changed(): void {
+		this.wake.abort();
+	}
+
+	/** The offset to ask with: the ledger's, held at the start offset during the start grace. */
 	private requestOffset(): number | undefined {
-		const needs = this.published
-			.map((member) => Math.min(...[member.next, member.held, member.unconfirmed].filter((id): id is number => id !== undefined)))
-			.filter((next) => Number.isFinite(next));
-		const offset = needs.length > 0 ? Math.min(...needs) : this.position;
-		return this.holding && offset !== undefined ? Math.min(offset, this.startOffset ?? offset) : offset;
+		return this.ledger.requestOffset(this.holding ? this.startOffset : undefined);
 	}
 
 	/** Only a feed that started from a saved offset holds (n8n restarting, or a workflow published again). */
@@ -323,21 +356,24 @@ export class BotFeed {
 		return this.startOffset !== undefined && Date.now() - this.startedAt < POLL_TIMING.startGraceMs;
 	}
 
+	/** Whether the next request would bring updates handed out already, or a member has some still to take. */
+	private get heldBack(): boolean {
+		return this.ledger.holdsBack(this.holding ? this.startOffset : undefined) || this.ledger.busy() || this.bringing > 0;
+	}
+
 	/**
 	 * How many updates to ask for: the members' largest Updates per Request, plus those it handed out
 	 * already past an offset that is held back (they come again and are skipped), up to the spec's limit.
 	 */
 	private limit(offset: number | undefined): number {
-		const limit = Math.max(...this.members.map((member) => member.options.limit));
-		const again = offset !== undefined && this.seen !== undefined ? Math.max(this.seen - offset, 0) : 0;
+		const limit = Math.max(...this.ledger.members.map((member) => member.options.limit));
+		const seen = this.ledger.seen;
+		const again = offset !== undefined && seen !== undefined ? Math.max(seen - offset, 0) : 0;
 		return Math.min(limit + again, LIMITS.updatesLimit.max);
 	}
 
-	private request(offset: number | undefined): IDataObject {
-		const body: IDataObject = {
-			limit: this.limit(offset),
-			timeout: this.longPollTimeout(),
-		};
+	private request(offset: number | undefined, timeout: number): IDataObject {
+		const body: IDataObject = { limit: this.limit(offset), timeout };
 		if (offset !== undefined) body.offset = offset;
 		// Tests alone leave the bot's persistent update types alone: narrowing them would make the
 		// service drop updates a workflow published later expects.
@@ -346,7 +382,14 @@ export class BotFeed {
 	}
 
 	private longPollTimeout(): number {
-		return Math.min(...this.members.map((member) => member.options.longPollTimeout));
+		return Math.min(...this.ledger.members.map((member) => member.options.longPollTimeout));
+	}
+
+	/** Runs one getUpdates after the one under way (members acknowledge too: answers, tests). */
+	private async oneAtATime<T>(request: () => Promise<T>): Promise<T> {
+		const turn = this.requests.then(request, request);
+		this.requests = turn.catch(() => undefined);
+		return await turn;
 	}
 
 	/**
@@ -358,9 +401,8 @@ export class BotFeed {
 		const body: IDataObject = { offset, limit: 1, timeout: 0 };
 		if (this.published.length > 0) body.allowed_updates = [...ALLOWED_UPDATES];
 		try {
-			await apiRequest(ctx, 'getUpdates', body, { idempotent: true, retry: { rateLimitRetries: 0, transientRetries: 0 } });
-			this.acknowledged = offset;
-			this.position = Math.max(this.position ?? 0, offset);
+			await this.oneAtATime(async () => await apiRequest(ctx, 'getUpdates', body, { idempotent: true, retry: { rateLimitRetries: 0, transientRetries: 0 } }));
+			this.ledger.acknowledge(offset);
 		} catch (error) {
 			ctx.logger.debug(`${this.name}: could not acknowledge the updates below ${offset} ${when}: ${messageOf(error)}`);
 		}
@@ -370,26 +412,32 @@ export class BotFeed {
 		let failures = 0;
 		/** Batches in a row that moved nothing on. */
 		let stuck = 0;
+
 		let conflictSince: number | undefined;
 		while (!this.signal.aborted) {
 			const ctx = this.caller;
 			if (!ctx) return;
 			const offset = this.requestOffset();
-			this.asked = offset;
 			if (!this.started) {
 				this.started = true;
 				this.startOffset = offset;
 			}
+			// No long poll while a member has updates to take: it may need a request of its own meanwhile
+			// (the acknowledgement before an answer, a test's), and the answer comes at once anyway.
+			const timeout = this.ledger.busy() || this.bringing > 0 ? 0 : this.longPollTimeout();
 			const asked = Date.now();
 			let result: unknown;
 			try {
-				result = await apiRequest(ctx, 'getUpdates', this.request(offset), {
-					idempotent: true,
-					longPollSeconds: this.longPollTimeout(),
-					abortSignal: this.signal,
-					// The loop waits and retries itself, abortably.
-					retry: { rateLimitRetries: 0, transientRetries: 0 },
-				});
+				result = await this.oneAtATime(
+					async () =>
+						await apiRequest(ctx, 'getUpdates', this.request(offset, timeout), {
+							idempotent: true,
+							longPollSeconds: timeout,
+							abortSignal: this.signal,
+							// The loop waits and retries itself, abortably.
+							retry: { rateLimitRetries: 0, transientRetries: 0 },
+						}),
+				);
 			} catch (error) {
 				if (this.signal.aborted) return;
 				failures++;
@@ -418,7 +466,9 @@ export class BotFeed {
 				await pause(wait, this.signal);
 				continue;
 			}
-			this.acknowledged = offset;
+			// Asked without an offset, the service answers from the first update it holds: as if asked with its id.
+			const asFrom = offset ?? (Array.isArray(result) ? (result as unknown[]).map(updateIdOf).find((id): id is number => id !== undefined) : undefined);
+			if (asFrom !== undefined) this.ledger.acknowledged = asFrom;
 			if (failures > 0) ctx.logger.info(`${this.name}: polling works again after ${failures} failed attempts`);
 			failures = 0;
 			conflictSince = undefined;
@@ -429,35 +479,30 @@ export class BotFeed {
 			if (updates.length === 0) {
 				// An empty answer long before the long poll's end: no long poll happened (timeout 0, or a
 				// service that answers "nothing" while a webhook is set). Never spin.
-				const timeout = this.longPollTimeout();
 				if (timeout === 0 || Date.now() - asked < (timeout * 1000) / 2) {
 					if (timeout > 0) {
 						const webhook = await this.webhookSetMeanwhile(ctx);
 						if (webhook !== undefined) return this.report((member) => webhookConflict(member, webhook, holdersOf(this.token, 'webhook')));
 					}
-					await pause(POLL_TIMING.idlePauseMs, this.signal);
+					await this.waitForChange(POLL_TIMING.idlePauseMs, false);
 				}
 				continue;
 			}
-			await this.handOut(updates);
+			this.handOut(updates);
+			this.releaseHeld(updates);
+			this.letGoOfSlowMembers(updates);
+			// Until the members took this answer and n8n confirmed its executions (the offset can then move
+			// past it, and a long poll follows), or for the idle pause: the next request brings the updates
+			// handed out already again, to fetch what came since for the members that are free. Never more
+			// often: each request from a held-back offset fetches that whole backlog.
+			await this.waitForChange(POLL_TIMING.idlePauseMs, true);
 			if (this.signal.aborted) return;
-			if (await this.releaseHeld(updates)) continue;
-			if (this.requestOffset() !== offset) {
+			if (this.requestOffset() !== offset || this.heldBack) {
 				stuck = 0;
 				continue;
 			}
-			// Nothing moved on: executions n8n has not confirmed yet (ask again soon, at once when one is),
-			// the feed is young (see `startGraceMs`), a trigger holds messages it groups, or only tests
-			// listen and the waiting updates are not theirs (look again later), or entries without an
-			// update_id came, which cannot be acknowledged: ask less and less often.
-			if (this.published.some((member) => member.unconfirmed !== undefined)) {
-				await this.pauseUnlessConfirmed(POLL_TIMING.unconfirmedPauseMs);
-				continue;
-			}
-			if (this.holding || this.published.length === 0 || this.published.some((member) => member.held !== undefined)) {
-				await pause(POLL_TIMING.idlePauseMs, this.signal);
-				continue;
-			}
+			// Nothing moved on and nothing is held back: entries without an update_id came, which cannot be
+			// acknowledged (or only tests listen and the waiting updates are not theirs): ask less and less often.
 			stuck++;
 			const wait = backoff(stuck);
 			if (stuck === 1 || stuck % WARN_EVERY === 0) {
@@ -467,11 +512,34 @@ export class BotFeed {
 		}
 	}
 
-	/** Pauses for `ms`, or until an execution's confirmation lets the offset move on. */
-	private async pauseUnlessConfirmed(ms: number): Promise<void> {
-		this.nudge = new AbortController();
-		if (this.requestOffset() !== this.asked) return;
-		await pause(ms, AbortSignal.any([this.signal, this.nudge.signal]));
+	/**
+	 * Waits at most `ms`: while the feed is held back (`whileHeldBack`), until it no longer is, telling
+	 * the service meanwhile what was confirmed (`acknowledgeConfirmed`); else until something changes.
+	 */
+	private async waitForChange(ms: number, whileHeldBack: boolean): Promise<void> {
+		const until = Date.now() + ms;
+		for (;;) {
+			this.wake = new AbortController();
+			if (this.signal.aborted || (whileHeldBack && !this.heldBack)) return;
+			if (whileHeldBack) await this.acknowledgeConfirmed();
+			const left = until - Date.now();
+			if (left <= 0) return;
+			await pause(left, AbortSignal.any([this.signal, this.wake.signal]));
+			if (!whileHeldBack && this.wake.signal.aborted) return;
+		}
+	}
+
+	/**
+	 * While the feed waits, the offset may move on (executions confirmed, updates taken): the service is
+	 * told at once, with a request for one update (not the whole backlog the next fetch brings again),
+	 * so that n8n killed a moment later fetches only what was not confirmed (which its restart runs
+	 * again: see poll.ts, the deduplication key).
+	 */
+	private async acknowledgeConfirmed(): Promise<void> {
+		const offset = this.requestOffset();
+		const acknowledged = this.ledger.acknowledged;
+		if (offset === undefined || (acknowledged !== undefined && offset <= acknowledged)) return;
+		await this.acknowledge(offset, 'once what came before it was confirmed');
 	}
 
 	/**
@@ -479,54 +547,98 @@ export class BotFeed {
 	 * first update, it could bring nothing new (the same updates again), and every workflow of the bot
 	 * would wait until the gathering ends. Gathered messages are the only such hold (the start grace
 	 * ends by itself): the triggers that gathered messages up to that first update run them now (cut
-	 * short), so that the service may be told they are done and the feed moves on. Returns whether the
-	 * offset moved past that first update.
+	 * short), so that the service may be told they are done and the feed moves on. Not waited for: a
+	 * member's files may take long; the loop moves on once they ran.
 	 */
-	private async releaseHeld(updates: unknown[]): Promise<boolean> {
-		if (updates.length < LIMITS.updatesLimit.max || this.holding) return false;
+	private releaseHeld(updates: unknown[]): void {
+		if (updates.length < LIMITS.updatesLimit.max || this.holding) return;
 		const first = updates.map(updateIdOf).find((id): id is number => id !== undefined);
 		const next = this.requestOffset();
-		if (first === undefined || next === undefined || next > first) return false;
+		if (first === undefined || next === undefined || next > first) return;
 		const holders = this.published.filter((member) => member.held !== undefined && member.held <= first);
-		if (holders.length === 0) return false;
-		await Promise.all(holders.map(async (member) => await member.release(first + 1)));
-		// Asked again at once only when that let the offset past it (never a loop of the same answer).
-		return (this.requestOffset() ?? first) > first;
+		if (holders.length === 0) return;
+		void Promise.all(holders.map(async (member) => await member.release(first + 1))).finally(() => this.changed());
 	}
 
 	/**
-	 * Offers each update, in order, to every trigger that needs it; the first published one brings
-	 * answers to waiting executions, after the service was told the update is done (brought twice —
-	 * n8n stopping before the next poll —, its person would be told the question was answered already;
-	 * an answer that is lost can simply be given again).
+	 * While answers of the spec's largest size start at or before their first update (the next request
+	 * would bring nothing new), a published trigger whose need has not moved for `fullAnswerHoldMs`
+	 * (its download holds the offset there) is let go of up to the end of the answer, so that the others
+	 * get what follows. A trigger that makes progress (takes, runs) is never let go.
 	 */
-	private async handOut(updates: unknown[]): Promise<void> {
+	private letGoOfSlowMembers(updates: unknown[]): void {
+		const ids = updates.map(updateIdOf).filter((id): id is number => id !== undefined);
+		const offset = this.requestOffset();
+		if (updates.length < LIMITS.updatesLimit.max || this.holding || ids.length === 0 || offset === undefined || offset > ids[0]) {
+			this.stalled.clear();
+			return;
+		}
+		const now = Date.now();
+		const end = Math.max(...ids) + 1;
+		for (const member of this.published) {
+			const need = this.ledger.need(member);
+			const stalled = this.stalled.get(member);
+			if (need === undefined || need > ids[0]) {
+				this.stalled.delete(member);
+			} else if (stalled?.need !== need) {
+				this.stalled.set(member, { need, since: now });
+			} else if (now - stalled.since >= POLL_TIMING.fullAnswerHoldMs) {
+				this.stalled.delete(member);
+				this.ledger.letGo(member, end);
+				this.changed();
+				member.ctx.logger.warn(
+					`Service Bot Polling Trigger "${member.ctx.getNode().name}": its updates from ${need} on are still being prepared (Download Files) or held after ${Math.round(POLL_TIMING.fullAnswerHoldMs / 1000)} s while the bot's other workflows wait behind them; the service is told they are done up to ${end} so that the others go on. This workflow still runs them; n8n stopping before it did loses them`,
+				);
+			}
+		}
+	}
+
+	/**
+	 * Hands each update, in order, to every trigger that needs it: into its queue, so that each takes
+	 * its updates in order without waiting for the others (`take`).
+	 */
+	private handOut(updates: unknown[]): void {
 		for (const body of updates) {
 			if (this.signal.aborted) return;
 			const updateId = updateIdOf(body);
-			const takers = this.members.filter((member) => !member.done && (updateId === undefined || member.next === undefined || updateId >= member.next));
-			// An update offered again (to a trigger that joined behind the others) had its answer brought already.
-			const bringer = updateId === undefined || updateId >= (this.answered ?? 0) ? takers.find((member) => !member.test) : undefined;
-			if (bringer && updateId !== undefined) this.answered = updateId + 1;
-			let answer: ChatAnswer | undefined;
+			const { takers, bringer } = this.ledger.handOut(updateId);
 			for (const member of takers) {
-				// A trigger that left meanwhile (unpublished) must not start an execution any more.
-				if (!this.members.includes(member)) continue;
-				try {
-					answer = (await member.take(body, updateId, member === bringer)) ?? answer;
-				} catch (error) {
-					// One trigger's failure must not cost the others their updates.
-					member.ctx.logger.warn(`Service Bot Polling Trigger "${member.ctx.getNode().name}": could not take update ${updateId ?? '(no id)'}: ${messageOf(error)}`);
-				}
-				if (updateId !== undefined) member.next = Math.max(member.next ?? 0, updateId + 1);
+				const before = this.queues.get(member) ?? Promise.resolve();
+				this.queues.set(
+					member,
+					before.then(async () => await this.take(member, body, updateId, member === bringer)),
+				);
 			}
-			if (updateId !== undefined) this.seen = Math.max(this.seen ?? 0, updateId + 1);
-			if (updateId !== undefined && bringer) this.position = Math.max(this.position ?? 0, updateId + 1);
-			if (answer) {
-				const offset = this.requestOffset();
-				if (offset !== undefined) await this.acknowledge(offset, 'before bringing an answer');
-				this.caller?.logger.debug(`${this.name}: update ${updateId ?? '(no id)'} not run: ${await answer.bring()}`);
-			}
+		}
+	}
+
+	/**
+	 * One member takes one update. The first published one brings answers to waiting executions, after
+	 * the service was told the update is done as far as the other members let it (brought twice — n8n
+	 * stopping before the next poll —, its person would be told the question was answered already; an
+	 * answer that is lost can simply be given again).
+	 */
+	private async take(member: FeedMember, body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<void> {
+		let answer: ChatAnswer | undefined;
+		try {
+			answer = await member.take(body, updateId, bringsAnswers);
+		} catch (error) {
+			// One trigger's failure must not cost the others their updates.
+			member.ctx.logger.warn(`Service Bot Polling Trigger "${member.ctx.getNode().name}": could not take update ${updateId ?? '(no id)'}: ${messageOf(error)}`);
+		}
+		// Its feed now (a token switch hands members over).
+		const feed = member.feed ?? this;
+		if (answer) feed.bringing++;
+		feed.ledger.taken(member, updateId);
+		feed.changed();
+		if (!answer) return;
+		try {
+			const offset = feed.requestOffset();
+			if (offset !== undefined && offset !== feed.ledger.acknowledged) await feed.acknowledge(offset, 'before bringing an answer');
+			feed.caller?.logger.debug(`${feed.name}: update ${updateId ?? '(no id)'} not run: ${await answer.bring()}`);
+		} finally {
+			feed.bringing--;
+			feed.changed();
 		}
 	}
 

@@ -10,17 +10,18 @@
  * that update (the offset saved with the next emit is beyond it): n8n starts saving the static data
  * and creating the execution together without waiting for either, so a process killed in between may
  * have done one and not the other. n8n stopping before an emit, or killed with either half done,
- * fetches the update again after the restart; it runs if its execution was never created, and the
- * emit's deduplication key makes n8n 2.x refuse it if it was (n8n 1.x has no such key: there it runs
- * again). The feed tells the service an emitted update is done only once n8n confirmed its execution
+ * fetches the update again after the restart and runs it: the emit's deduplication key carries the
+ * process's id, so n8n 2.x refuses a second run within one process but not an update whose execution
+ * crashed with the process before (n8n 2.41 refuses any key with an execution, a crashed one too);
+ * n8n 1.x has no such key. The feed tells the service an emitted update is done only once n8n confirmed its execution
  * (the emit's done promise settles when the execution has run, or was refused as a duplicate) or a
  * while after the emit (`confirmWithinMs`): n8n creates the execution a little after the emit (it
  * reads the workflow first, then inserts it), and a kill meanwhile would otherwise lose the update with
  * no execution to show for it. A clean stop acknowledges what was emitted (feed.ts), so a restart
  * fetches nothing again.
  *
- * Group Messages Within holds a user's messages in one chat until the user has been quiet for N
- * seconds, then emits them as one item. While they wait, the saved offset and the feed's
+ * Group Messages Within (grouping.ts) holds a user's messages in one chat until the user has been
+ * quiet for N seconds, then emits them as one item. While they wait, the saved offset and the feed's
  * acknowledgement stay below the first of them (`held`), so n8n stopping hard fetches them again;
  * unpublishing emits them at once, and so does the feed when they would hold every workflow of the
  * bot back (`release`: the spec's largest answer came after them). They are not kept in static data
@@ -33,21 +34,22 @@
  * it, and a workflow published later must not run it again); it never changes the bot's update types
  * and leaves answers to waiting executions to the published triggers.
  *
- * One file (about 550 lines) on purpose: one trigger's saved offset, its grouped runs, the messages it
- * gathers and the executions it waits to see confirmed decide together what it may let the feed
- * acknowledge; each of them changes that offset, so they stay in one class.
+ * One file (about 430 lines) on purpose: one trigger's saved offset, its stored grouped runs and the
+ * executions it waits to see confirmed decide together what it may let the feed acknowledge; each of
+ * them changes that offset, so they stay in one class (the gathering itself is grouping.ts).
  */
+import { randomBytes } from 'crypto';
 import type { IDataObject, INodeExecutionData, ITriggerFunctions, ITriggerResponse, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { apiRequest, pause } from '../shared/transport/client';
-import { messageOf, refusalStatus } from '../shared/transport/failure';
+import { apiRequest } from '../shared/transport/client';
+import { refusalStatus } from '../shared/transport/failure';
 import { rereadToken } from '../shared/transport/token';
 import type { ChatAnswer } from '../shared/trigger/answerDelivery';
 import { answerDesk } from '../shared/trigger/answerDelivery';
 import { deliverUpdate } from '../shared/trigger/deliver';
 import { hasFilesToDownload, withFiles } from '../shared/trigger/files';
-import { groupedItem, isCommand, routed } from '../shared/trigger/output';
+import { groupedItem, routed } from '../shared/trigger/output';
 import type { ReceivedUpdate } from '../shared/trigger/update';
 import type { Delivery, DeliveryEnvironment } from '../shared/trigger/deliver';
 import type { Run, TriggerIdentity } from '../shared/trigger/identity';
@@ -58,6 +60,7 @@ import { showTyping } from '../shared/trigger/typing';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
 import { POLL_TIMING, joinFeed, tokenRefused, webhookConflict } from './feed';
+import { MessageGrouping } from './grouping';
 import type { PollingOptions } from './options';
 import { readPollingOptions } from './options';
 
@@ -66,6 +69,12 @@ type Done = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
 type DoneRun = Awaited<Done['promise']>;
 
 const OFFSET_KEY = 'pollingOffset';
+
+/**
+ * This n8n process's id, drawn once when n8n loads the node (once per process): part of every
+ * deduplication key (see `emitUpdate`). 12 characters keep the key far below n8n's 255.
+ */
+const PROCESS_ID = randomBytes(9).toString('base64url');
 const RUNS_KEY = 'pollingGroupedRuns';
 
 interface StoredOffset {
@@ -120,31 +129,10 @@ async function ensureNoWebhook(ctx: ITriggerFunctions, options: PollingOptions, 
 	await apiRequest(ctx, 'deleteWebhook', {});
 }
 
-/** One user's messages in one chat, gathered into one execution (Group Messages Within). */
-interface MessageGroup {
-	/** In the order they came; never empty. */
-	readonly updates: ReceivedUpdate[];
-	/** When it runs unless another message comes first (which moves it on). */
-	deadline: number;
-	/** Ends its waiter's wait early: it runs now (unpublishing, or the feed releases it). */
-	readonly wake: AbortController;
-	/** Resolves once it was emitted (or could not be). */
-	readonly ran: Promise<void>;
-	readonly hasRun: () => void;
-}
-
-function messageGroup(update: ReceivedUpdate, deadline: number): MessageGroup {
-	let hasRun = (): void => {};
-	const ran = new Promise<void>((resolve) => {
-		hasRun = resolve;
-	});
-	return { updates: [update], deadline, wake: new AbortController(), ran, hasRun };
-}
-
 /** One polling trigger (a published workflow's, or the editor's test) as a member of its bot's feed. */
 class PollingMember implements FeedMember {
 	readonly test: boolean;
-	next: number | undefined;
+	readonly start: number | undefined;
 	done = false;
 	/** Set by the feed it joins; a test acknowledges through it, closing leaves it. */
 	feed: BotFeed | undefined;
@@ -152,21 +140,15 @@ class PollingMember implements FeedMember {
 	private firstAnswer: number | undefined;
 	/** One-way key of the bot token, stored with the offset. */
 	private botKey: string;
-	/** Messages being gathered, by chat and user; each has a waiter that runs it once the chat is quiet. */
-	private readonly groups = new Map<string, MessageGroup>();
-	/** The first update of each group whose files are being downloaded before it runs. */
-	private readonly preparing = new Map<number, MessageGroup>();
+	/** Group Messages Within (grouping.ts). */
+	private readonly grouping: MessageGrouping;
 	/**
 	 * The grouped runs emitted whose messages the service may still send (the saved offset is not past
-	 * their last), kept in static data with the emit: after a restart the same messages run as the same
-	 * group, with the same deduplication key, which n8n refuses if that run had started. Gathered anew,
-	 * a message the user sent after them would join them and run them a second time.
+	 * their last), kept in static data with the emit: after a restart the same messages run again as the
+	 * same group (n8n may have crashed that run with the old process). Gathered anew, a message the user
+	 * sent after them would join them, and the workflow would see a different run.
 	 */
 	private runs: number[][];
-	/** After a restart: the messages of a stored run fetched again, by the run's last update, until it came. */
-	private readonly replaying = new Map<number, ReceivedUpdate[]>();
-	private readonly waiters = new Set<Promise<void>>();
-	private readonly stopping = new AbortController();
 	/**
 	 * Emitted updates whose executions n8n has not confirmed yet, by the first update each ran (a
 	 * grouped run's first message), with when they were emitted.
@@ -187,8 +169,24 @@ class PollingMember implements FeedMember {
 		this.leavingAnswers = { ...environment, answers: { ...environment.answers, brings: false } };
 		this.botKey = botKeyOf(token, 'polling-offset');
 		this.test = runOf(ctx) === 'test';
-		this.next = this.storedOffset();
+		this.start = this.storedOffset();
 		this.runs = this.storedRuns();
+		this.grouping = new MessageGrouping(options.groupMessagesSeconds, {
+			logger: ctx.logger,
+			name: this.name,
+			itemOf: async (updates) => await this.withFiles(updates, groupedItem(updates, environment.settings)),
+			emitRun: (updates, item, key, replayed) => {
+				const first = updates[0].updateId;
+				// The offset saved with it stays below the others still gathered; a new run is saved with it.
+				if (!replayed) this.storeRuns([...this.runs, updates.map((update) => update.updateId)]);
+				this.storeOffset(Math.min(first, this.keepFrom));
+				this.emitUpdate(updates[updates.length - 1], item, key, first);
+			},
+			showTyping: (update) => {
+				if (environment.settings.showTyping) showTyping(ctx, update);
+			},
+			forgetRun: (last) => this.storeRuns(this.runs.filter((run) => run[run.length - 1] !== last)),
+		});
 	}
 
 	private get name(): string {
@@ -233,7 +231,7 @@ class PollingMember implements FeedMember {
 	 * again. 0 (before every update) when the feed has not fetched anything yet.
 	 */
 	rememberStart(): void {
-		if (!this.test && this.storedOffset() === undefined) this.storeOffset(this.next ?? 0);
+		if (!this.test && this.storedOffset() === undefined) this.storeOffset(this.feed?.nextOf(this) ?? 0);
 	}
 
 	/**
@@ -251,12 +249,16 @@ class PollingMember implements FeedMember {
 	}
 
 	/**
-	 * Starts one execution with the update. n8n refuses a second execution with the same deduplication
-	 * key (a unique index of its executions table, n8n 2.x): an update fetched again after n8n stopped
-	 * between creating its execution and saving the offset does not run twice. Older n8n ignores it.
+	 * Starts one execution with the update. n8n 2.x refuses an emit whose deduplication key an execution
+	 * already has (a unique index of its executions table), whatever that execution's status: a
+	 * `crashed` one too. The key carries this process's id (`PROCESS_ID`), so it refuses a second run of
+	 * an update within one n8n process, and a restarted n8n (new id) runs an update whose execution
+	 * crashed with the old one instead of losing it. The price: an update whose execution ran but was
+	 * not yet acknowledged when n8n was killed runs again after the restart (twice across processes,
+	 * never within one). Older n8n ignores the key.
 	 */
 	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number, first = updateId): void {
-		const deduplicationKey = `service-bot:${this.environment.windowKey}:${updateId}`;
+		const deduplicationKey = `service-bot:${this.environment.windowKey}:${PROCESS_ID}:${updateId}`;
 		this.ctx.emit(routed(update, item, this.environment.settings), undefined, this.test ? undefined : this.confirmation(first), deduplicationKey);
 	}
 
@@ -293,31 +295,20 @@ class PollingMember implements FeedMember {
 	}
 
 	/**
-	 * The item with the files of its messages (Download Files). The updates after it wait, so that
-	 * executions start in update order; unpublishing waits for a download under way (its message
-	 * then runs), as it runs the gathered messages.
+	 * The item with the files of its messages (Download Files). This trigger's updates after it wait
+	 * (its queue in the feed), so that its executions start in update order; the other triggers of the
+	 * bot do not. Unpublishing waits for a download under way (the feed lets the queue finish), and
+	 * its message then runs.
 	 */
 	private async withFiles(updates: readonly ReceivedUpdate[], json: IDataObject): Promise<INodeExecutionData> {
 		const settings = this.environment.settings;
 		if (!hasFilesToDownload(updates, settings)) return { json };
-		const item = withFiles(this.ctx, updates, json, settings);
-		const waiter = item.then(() => undefined);
-		this.waiters.add(waiter);
-		try {
-			return await item;
-		} finally {
-			this.waiters.delete(waiter);
-		}
+		return await withFiles(this.ctx, updates, json, settings);
 	}
 
 	/** The first update of the messages being gathered (or their files fetched), which the service must keep until they ran. */
 	get held(): number | undefined {
-		const firsts = [
-			...[...this.groups.values()].map((group) => group.updates[0].updateId),
-			...this.preparing.keys(),
-			...[...this.replaying.values()].map((updates) => updates[0].updateId),
-		];
-		return firsts.length > 0 ? Math.min(...firsts) : undefined;
+		return this.grouping.held;
 	}
 
 	/** What the offset saved with an emit must not pass: messages gathered, executions unconfirmed. */
@@ -326,6 +317,8 @@ class PollingMember implements FeedMember {
 	}
 
 	async take(body: unknown, updateId: number | undefined, bringsAnswers: boolean): Promise<ChatAnswer | undefined> {
+		// A test that showed its update takes nothing more, also what was queued for it in the same answer.
+		if (this.done) return undefined;
 		const delivery = await deliverUpdate(body, bringsAnswers ? this.environment : this.leavingAnswers);
 		if (updateId === undefined || delivery.updateId === undefined) {
 			if (!delivery.run && !this.test) this.ctx.logger.warn(`${this.name}: skipped an entry that is ${'reason' in delivery ? delivery.reason : 'not an update'}`);
@@ -333,13 +326,13 @@ class PollingMember implements FeedMember {
 		}
 		if (this.test) return await this.show(delivery);
 		// A run whose last message is behind this one will not be completed: it runs with what came.
-		for (const last of [...this.replaying.keys()]) if (last < updateId) await this.runAgain(last);
+		await this.grouping.runIncompleteBefore(updateId);
 		const run = delivery.run ? this.runs.find((ids) => ids.includes(updateId)) : undefined;
 		if (delivery.run && run) {
-			await this.replay(run, delivery.update);
+			if (!(await this.grouping.replay(run, delivery.update))) this.storeOffset(Math.min(updateId + 1, this.keepFrom));
 			return undefined;
 		}
-		const gathered = delivery.run && this.gather(delivery.update);
+		const gathered = delivery.run && this.grouping.gather(delivery.update);
 		// A gathered message shows typing too: the user sees the bot is there while it waits for more.
 		if (delivery.run && this.environment.settings.showTyping) showTyping(this.ctx, delivery.update);
 		const runsNow = delivery.run && !gathered;
@@ -347,7 +340,7 @@ class PollingMember implements FeedMember {
 		// Saved by n8n together with the next emit (n8n saves a trigger's static data on emit); never
 		// beyond a message still gathered, so n8n stopping hard meanwhile fetches it again. An update
 		// that runs keeps itself in the saved offset: n8n saves it while it creates the execution, and
-		// a process killed in between must fetch it again (its deduplication key refuses a second run).
+		// a process killed in between must fetch it again (its deduplication key refuses a second run in this process).
 		this.storeOffset(Math.min(runsNow ? updateId : updateId + 1, this.keepFrom));
 		if (gathered) return undefined;
 		if (delivery.run) {
@@ -359,126 +352,14 @@ class PollingMember implements FeedMember {
 		return undefined;
 	}
 
-	/**
-	 * Group Messages Within: a user's message joins the messages they sent to this chat in the last
-	 * N seconds (or starts them), and they run together once the user has been quiet for N seconds.
-	 * Clicks and other updates run at once. Returns whether the update was gathered.
-	 */
-	private gather(update: ReceivedUpdate): boolean {
-		const seconds = this.options.groupMessagesSeconds;
-		// A command runs at once, alone: it asks for something specific.
-		if (seconds === 0 || update.type !== 'message' || isCommand(update) || update.chatId === undefined || update.userId === undefined) return false;
-		const key = JSON.stringify([update.chatId, update.userId]);
-		const deadline = Date.now() + seconds * 1000;
-		const group = this.groups.get(key);
-		if (group) {
-			group.updates.push(update);
-			group.deadline = deadline;
-			return true;
-		}
-		this.groups.set(key, messageGroup(update, deadline));
-		const waiter = this.runWhenQuiet(key).catch((error: unknown) => {
-			this.ctx.logger.error(`${this.name}: could not run grouped messages: ${messageOf(error)}`);
-		});
-		this.waiters.add(waiter);
-		void waiter.finally(() => this.waiters.delete(waiter));
-		return true;
-	}
-
-	private async runWhenQuiet(key: string): Promise<void> {
-		for (;;) {
-			const group = this.groups.get(key);
-			if (!group) return;
-			const wait = group.deadline - Date.now();
-			if (wait <= 0 || this.stopping.signal.aborted) break;
-			await pause(wait, group.wake.signal);
-		}
-		if (!this.groups.has(key)) return;
-		// Users who went quiet at the same moment (their messages came in one response) run in the
-		// order the service sent their last messages, whichever waiter woke first.
-		const now = Date.now();
-		const lastOf = (group: MessageGroup): ReceivedUpdate => group.updates[group.updates.length - 1];
-		const due = [...this.groups.entries()]
-			.filter(([other, group]) => other === key || group.deadline <= now)
-			.sort(([, a], [, b]) => lastOf(a).updateId - lastOf(b).updateId);
-		// They leave the gathered ones at once (a message coming meanwhile starts a new group, and a
-		// waiter waking meanwhile finds them gone); while their files download they are still held, so
-		// the service keeps their messages.
-		for (const [dueKey, group] of due) {
-			this.groups.delete(dueKey);
-			this.preparing.set(group.updates[0].updateId, group);
-		}
-		for (const [, group] of due) {
-			const last = lastOf(group);
-			const first = group.updates[0].updateId;
-			try {
-				// Again as the gathered messages run: the typing shown for the first may have ended.
-				if (this.environment.settings.showTyping) showTyping(this.ctx, last);
-				let item: INodeExecutionData;
-				try {
-					item = await this.withFiles(group.updates, groupedItem(group.updates, this.environment.settings));
-				} finally {
-					this.preparing.delete(first);
-				}
-				// The offset saved with it stays below the others still gathered; the run is saved with it.
-				this.storeRuns([...this.runs, group.updates.map((update) => update.updateId)]);
-				this.storeOffset(Math.min(first, this.keepFrom));
-				this.emitUpdate(last, item, last.updateId, first);
-			} finally {
-				group.hasRun();
-			}
-		}
-	}
-
-	/**
-	 * A message of a grouped run that n8n had emitted before it stopped (see `runs`): it waits for the
-	 * rest of that run, which runs again as it was, under the same deduplication key.
-	 */
-	private async replay(run: number[], update: ReceivedUpdate): Promise<void> {
-		const last = run[run.length - 1];
-		const updates = this.replaying.get(last) ?? [];
-		updates.push(update);
-		this.replaying.set(last, updates);
-		if (update.updateId === last) return await this.runAgain(last);
-		this.storeOffset(Math.min(update.updateId + 1, this.keepFrom));
-	}
-
-	private async runAgain(last: number): Promise<void> {
-		const updates = this.replaying.get(last);
-		if (!updates) return;
-		this.replaying.delete(last);
-		const item = await this.withFiles(updates, groupedItem(updates, this.environment.settings));
-		this.storeOffset(Math.min(updates[0].updateId, this.keepFrom));
-		this.emitUpdate(updates[updates.length - 1], item, last, updates[0].updateId);
-	}
-
 	/** The feed cannot move on past them: the messages gathered from before `before` run now. */
 	async release(before: number): Promise<void> {
-		const now = Date.now();
-		const due = [...this.groups.values()].filter((group) => group.updates[0].updateId < before);
-		for (const group of due) {
-			group.deadline = now;
-			group.wake.abort();
-		}
-		if (due.length > 0) this.ctx.logger.debug(`${this.name}: running ${due.length} gathered group(s) now: the updates after them fill the service's largest answer`);
-		// Groups whose files are downloading (no longer gathered, still held) run once they are there.
-		const preparing = [...this.preparing.entries()].filter(([first]) => first < before).map(([, group]) => group);
-		await Promise.all([...due, ...preparing].map(async (group) => await group.ran));
-		// A run fetched again after a restart that spans more than one answer: what came runs under its
-		// key; the rest then counts as new messages (run again rather than lost, should it not have run).
-		for (const [last, updates] of [...this.replaying.entries()]) {
-			if (updates[0].updateId >= before) continue;
-			this.storeRuns(this.runs.filter((run) => run[run.length - 1] !== last));
-			await this.runAgain(last);
-		}
+		await this.grouping.release(before);
 	}
 
-	/** Unpublishing: the messages being gathered run now rather than never. */
-	async runGathered(): Promise<void> {
-		this.stopping.abort();
-		for (const group of this.groups.values()) group.wake.abort();
-		for (const last of [...this.replaying.keys()]) await this.runAgain(last);
-		await Promise.all([...this.waiters]);
+	/** Unpublishing (the feed calls it once this member took what it was handed): the messages being gathered run now rather than never. */
+	async finish(): Promise<void> {
+		await this.grouping.finish();
 	}
 
 	/**
@@ -543,7 +424,6 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	return {
 		closeFunction: async () => {
 			forget();
-			await member.runGathered();
 			await member.feed?.leave(member);
 		},
 	};

@@ -1,0 +1,231 @@
+/**
+ * The workflows polling one bot are independent: one workflow's Download Files keeps that workflow's
+ * own order but never delays the others, and the service is still told an update is done only once
+ * every workflow that runs it was handed its execution. While an execution is unconfirmed the feed
+ * does not keep asking the service for the same updates. Through n8n-core's TriggerContext against
+ * the emulator; a file's download is held by a stand-in in front of the emulator until the test lets
+ * it go, so order is proven by what ran while it was held.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+
+import { ServiceBotPollingTrigger } from '../../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
+import { POLL_TIMING } from '../../../nodes/ServiceBotPollingTrigger/feed';
+import { DEFAULT_RETRY_POLICY } from '../../../nodes/shared/transport/client';
+import type { Emulator, RecordedCall } from '../../emulator';
+import type { RunningTrigger, StartTriggerOptions } from '../../harness';
+import { readBinary, removeStoredFiles, useBinaryDataStore } from '../../harness';
+import { SAMPLES, userSendsFile } from '../../harness/sample-files';
+import { makeHarness } from '../../harness/trigger-nodes';
+import { SHORT_POLL_WAITS, useEmulator, type Running } from '../../harness/emulator-suite';
+
+let emu: Emulator;
+const running: Running[] = [];
+useEmulator({ running, started: (started) => (emu = started), pollWaits: SHORT_POLL_WAITS });
+
+/**
+ * A stand-in for the service in front of the emulator: every call passes through, except that file
+ * downloads (`/file/…`) are held until `letFilesGo()`.
+ */
+interface FileHolder {
+	baseUrl: string;
+	/** Downloads that arrived (held or not). */
+	readonly downloads: number;
+	/** Downloads held now. */
+	readonly held: number;
+	letFilesGo(): void;
+	close(): Promise<void>;
+}
+
+async function holdFiles(target: string): Promise<FileHolder> {
+	const upstream = new URL(target);
+	let holding = true;
+	let downloads = 0;
+	const waiting: Array<() => void> = [];
+	const forward = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+		const outgoing = http.request(
+			{ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+			(answer) => {
+				res.writeHead(answer.statusCode ?? 502, answer.headers);
+				answer.pipe(res);
+			},
+		);
+		outgoing.on('error', () => res.destroy());
+		// A client that gives up (an aborted long poll) gives up at the emulator too.
+		res.on('close', () => {
+			if (!res.writableFinished) outgoing.destroy();
+		});
+		req.pipe(outgoing);
+	};
+	const server = http.createServer((req, res) => {
+		if (!(req.url ?? '').includes('/file/')) return forward(req, res);
+		downloads++;
+		if (!holding) return forward(req, res);
+		req.pause();
+		waiting.push(() => {
+			req.resume();
+			forward(req, res);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as AddressInfo;
+	const letFilesGo = (): void => {
+		holding = false;
+		for (const go of waiting.splice(0)) go();
+	};
+	return {
+		baseUrl: `http://127.0.0.1:${port}`,
+		get downloads() {
+			return downloads;
+		},
+		get held() {
+			return waiting.length;
+		},
+		letFilesGo,
+		async close() {
+			letFilesGo();
+			server.closeAllConnections();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+		},
+	};
+}
+
+beforeAll(async () => {
+	await useBinaryDataStore();
+});
+
+beforeEach(() => {
+	jest.replaceProperty(DEFAULT_RETRY_POLICY, 'backoffBaseMs', 10);
+});
+
+afterEach(() => {
+	jest.restoreAllMocks();
+});
+
+afterAll(() => {
+	removeStoredFiles();
+});
+
+/** A published workflow polling the bot; records for each emit the last service call made before it. */
+interface Published {
+	trigger: RunningTrigger;
+	emittedAfterCall: number[];
+}
+
+async function publish(workflowName: string, options: IDataObject, serviceBaseUrl?: string, start: StartTriggerOptions = {}): Promise<Published> {
+	const parameters: INodeParameters = { updates: ['*'], options: options as INodeParameters };
+	const harness = await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), workflowName, typeVersion: 2, parameters, serviceBaseUrl });
+	const emittedAfterCall: number[] = [];
+	const trigger = await harness.startTrigger({ ...start, onEmit: () => emittedAfterCall.push(emu.calls.at(-1)?.seq ?? 0) });
+	running.push(trigger);
+	return { trigger, emittedAfterCall };
+}
+
+const itemsOf = (published: Published): INodeExecutionData[] => published.trigger.emitted.map((run) => run[0][0]);
+const idsOf = (published: Published): number[] => itemsOf(published).map((item) => item.json.update_id as number);
+const polls = (): RecordedCall[] => emu.callsTo('getUpdates');
+
+/** The spec: getUpdates with offset N marks every update below N delivered. None may be told before n8n was handed its execution. */
+function acknowledgedBeforeRun(published: Published): number[] {
+	return idsOf(published).filter((id, index) => {
+		const told = polls().find((call) => typeof call.body.offset === 'number' && call.body.offset > id);
+		return told !== undefined && told.seq <= published.emittedAfterCall[index];
+	});
+}
+
+async function until(condition: () => boolean): Promise<void> {
+	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+const say = async (text: string): Promise<number> => (await emu.userSends({ chatId: emu.demo.privateChatId, userId: emu.demo.userId, text })).update_id;
+
+describe('one workflow’s Download Files delays no other workflow of the bot', () => {
+	test('while workflow A’s download is held, workflow B (no files) runs the photo’s message and the texts after it; A then runs them in its own order, and nothing is acknowledged before the workflows running it were handed it', async () => {
+		const files = await holdFiles(emu.baseUrl);
+		running.push(files);
+		// A joins first: the feed used to hand each update to A, wait for its download, then to B.
+		const a = await publish('A: downloads', { downloadFiles: true }, files.baseUrl);
+		const b = await publish('B: texts', {}, files.baseUrl);
+		const photo = Number((await userSendsFile(emu, SAMPLES.photo, 'my parcel')).update_id);
+		await until(() => files.held === 1);
+		const texts = [await say('/status'), await say('are you there?')];
+
+		// B ran all three while A's download is still held.
+		await until(() => b.trigger.emitted.length === 3);
+		expect(files.held).toBe(1);
+		expect(idsOf(b)).toEqual([photo, ...texts]);
+		expect(a.trigger.emitted).toEqual([]);
+		// The service still holds the photo's update: A has not run it.
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toContain(photo);
+
+		files.letFilesGo();
+		await a.trigger.waitForEmits(3);
+		expect(idsOf(a)).toEqual([photo, ...texts]);
+		expect((await readBinary(itemsOf(a)[0].binary!.data)).equals(SAMPLES.photo.bytes)).toBe(true);
+		await until(() => emu.pendingUpdates().length === 0);
+		expect(acknowledgedBeforeRun(a)).toEqual([]);
+		expect(acknowledgedBeforeRun(b)).toEqual([]);
+		expect([...a.trigger.errors, ...b.trigger.errors]).toEqual([]);
+	});
+
+	test('unpublishing A while its download is held leaves B polling: B runs what comes next, and A’s message still runs with its file', async () => {
+		const files = await holdFiles(emu.baseUrl);
+		running.push(files);
+		const a = await publish('A: downloads', { downloadFiles: true }, files.baseUrl);
+		const b = await publish('B: texts', {}, files.baseUrl);
+		const photo = Number((await userSendsFile(emu, SAMPLES.document)).update_id);
+		await until(() => files.held === 1);
+		const closing = a.trigger.close();
+		const later = await say('after A was unpublished');
+		await until(() => b.trigger.emitted.length === 2);
+		expect(idsOf(b)).toEqual([photo, later]);
+		expect(files.held).toBe(1);
+		files.letFilesGo();
+		await closing;
+		expect(idsOf(a)).toEqual([photo]);
+		expect((await readBinary(itemsOf(a)[0].binary!.data)).equals(SAMPLES.document.bytes)).toBe(true);
+	});
+});
+
+describe('one workflow’s grouped messages and their files delay no other workflow of the bot', () => {
+	test('A gathers a photo (Group Messages Within) and 150 commands follow: the spec’s largest answer makes A run its group now; its download is held, and after the bound B runs all 150 while it still is; A’s group then runs once with its file', async () => {
+		// The bound after which one workflow's download no longer holds the others back at a full answer.
+		jest.replaceProperty(POLL_TIMING, 'fullAnswerHoldMs', 300);
+		const files = await holdFiles(emu.baseUrl);
+		running.push(files);
+		const a = await publish('A: groups and downloads', { downloadFiles: true, groupMessagesSeconds: 60 }, files.baseUrl);
+		const b = await publish('B: commands', {}, files.baseUrl);
+		const photo = Number((await userSendsFile(emu, SAMPLES.photo, 'my parcel')).update_id);
+		const commands: number[] = [];
+		for (let n = 0; n < 150; n++) commands.push((await emu.userSends({ chatId: emu.demo.groupChatId, userId: emu.demo.otherUserId, text: `/status ${n}` })).update_id);
+		await until(() => files.held === 1);
+		await until(() => b.trigger.emitted.length === 151);
+		expect(files.held).toBe(1);
+		expect(idsOf(b)).toEqual([photo, ...commands]);
+		files.letFilesGo();
+		await until(() => a.trigger.emitted.some((run) => run[0][0].binary !== undefined));
+		const grouped = itemsOf(a).filter((item) => item.binary !== undefined);
+		expect(grouped).toHaveLength(1);
+		expect((await readBinary(grouped[0].binary!.data)).equals(SAMPLES.photo.bytes)).toBe(true);
+		expect(acknowledgedBeforeRun(b)).toEqual([]);
+	});
+});
+
+describe('an unconfirmed execution does not make the feed ask the service again and again', () => {
+	test('while n8n has not confirmed an execution and nothing else happens, the feed waits for the confirmation (or the idle pause) instead of fetching the same update again; the confirmation moves it on at once', async () => {
+		jest.replaceProperty(POLL_TIMING, 'idlePauseMs', 60_000);
+		jest.replaceProperty(POLL_TIMING, 'confirmWithinMs', 120_000);
+		const a = await publish('A', {}, undefined, { executions: 'whenAsked' });
+		const id = await say('slow to start');
+		await until(() => a.trigger.emits === 1);
+		const afterEmit = polls().length;
+		// Longer than the feed's former 250 ms between requests, twice over.
+		await new Promise((resolve) => setTimeout(resolve, 600));
+		expect(polls().slice(afterEmit).map((call) => call.body.offset)).toEqual([]);
+		a.trigger.createExecutions();
+		await until(() => polls().some((call) => call.body.offset === id + 1));
+		expect(idsOf(a)).toEqual([id]);
+		expect(emu.pendingUpdates()).toEqual([]);
+	});
+});
