@@ -43,7 +43,7 @@ async function runAfter(items: IDataObject[], before: ChainNode[], parameters: I
 const botTexts = (chatId: string): string[] =>
 	emu
 		.history(chatId)
-		.filter((message) => (message.from as IDataObject | undefined)?.is_bot === true)
+		.filter((message) => message.from?.is_bot === true)
 		.map((message) => String(message.text));
 
 describe('Chat: From Trigger (the default of a new node)', () => {
