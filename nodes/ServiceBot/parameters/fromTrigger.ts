@@ -46,6 +46,11 @@ function updateOf(json: unknown): unknown {
 	return json;
 }
 
+/** n8n's tool variants of a node: `serviceBotTool`, and the human-review `serviceBotHitlTool`. */
+function isTool(type: string): boolean {
+	return type.endsWith('Tool');
+}
+
 /** The node n8n names as the cause of a broken chain: a node without paired items. */
 function causeOf(error: unknown): string | undefined {
 	const context = isObject(error) && isObject(error.context) ? error.context : undefined;
@@ -63,7 +68,12 @@ export function triggerUpdateOf(item: ReadItem, field: string, triggerName = '')
 	const parents = ctx.getParentNodes(self).filter((node) => !node.disabled);
 	const triggers = parents.filter((node) => (triggerName === '' ? isServiceBotTrigger(node.type) : node.name === triggerName));
 	if (triggers.length === 0) {
-		const what = triggerName === '' ? 'no Service Bot trigger comes before this node' : `no node named "${triggerName}" comes before this node`;
+		// A tool of an AI Agent hangs below the agent, not after the trigger: n8n lists no parents for it.
+		const what = isTool(ctx.getNode().type)
+			? `this node is a tool of an AI Agent, which no trigger comes before; map {{ $('Service Bot Trigger').item.json.chat_id }} By ID`
+			: triggerName === ''
+				? 'no Service Bot trigger comes before this node'
+				: `no node named "${triggerName}" comes before this node`;
 		throw inputError(at, field, `From Trigger replies in the chat of the trigger's update, but ${what}. ${INSTEAD}`);
 	}
 	const proxy = ctx.getWorkflowDataProxy(itemIndex);
