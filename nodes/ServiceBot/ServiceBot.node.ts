@@ -22,6 +22,8 @@ export class ServiceBot implements INodeType {
 		group: ['output'],
 		// 2: Edit Message Caption takes its caption as a main field; setting the bot's (short)
 		// description requires a value, and removing it is an explicit choice.
+		// 4: Chat is From Trigger by default (the chat of the update that started the item); sent
+		// messages and Send and Wait's answers also name chat_id, message_id (and user_id) as trigger items do.
 		version: [...NODE_VERSIONS],
 		// "sendMessage" → "Send Message" under the node's name on the canvas.
 		subtitle:

@@ -197,4 +197,48 @@ function withoutHumanReview(workflow: Json): Json {
 	return { ...workflow, nodes, connections };
 }
 
-export const AI_SCENARIOS: Scenario[] = [aiSupportBot];
+
+/**
+ * The AI example with its Reply as the editor adds a Service Bot node today (version 4) and its Chat
+ * left at its default (From Trigger): the AI Agent's answer goes to the chat the question came from,
+ * followed back through the agent's paired items to the polling trigger.
+ */
+const replyAfterTheAgent: Scenario = {
+	name: "AI chat bot with the reply's Chat left at its default: the AI Agent's answer goes to the chat the question came from",
+	async run(ctx: ScenarioContext) {
+		const emulator = await ctx.emulator();
+		const model = await startChatModel();
+		ctx.defer(() => model.close());
+		const n8n = await ctx.n8n();
+		await n8n.start();
+		await n8n.setupOwner();
+		const { credentialId } = await ctx.createDemo(n8n, emulator);
+		const credential = modelCredential(model.baseUrl);
+		delete credential.id;
+		const modelCredentialId = String((await n8n.request('POST', '/rest/credentials', credential)).id);
+		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
+		const workflow = withoutHumanReview(JSON.parse(text) as Json);
+		const reply = (workflow.nodes as Json[]).find((node: Json) => node.name === 'Reply');
+		assert.ok(reply, 'the example has its Reply node');
+		reply.typeVersion = 4;
+		delete reply.parameters.chatId;
+		delete workflow.id;
+		delete workflow.active;
+		const workflowId = String((await n8n.createWorkflow(workflow)).id);
+		await n8n.activate(workflowId);
+		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
+		const chat = emulator.demo.privateChatId;
+		await emulator.userSends('Which plans do you have?', chat);
+		const answer = await waitFor(
+			"the agent's answer in the chat the question came from",
+			async () => (await emulator.history(chat)).find((message) => message.from?.is_bot === true),
+			{ limitMs: 60_000 },
+		);
+		assert.match(String(answer.text), /^<b>Our plans<\/b>/);
+		const runs = await n8n.executions(workflowId);
+		assert.ok(runs.length >= 1 && runs.every((run: Json) => run.status === 'success'), `the execution ends in success: ${JSON.stringify(runs).slice(0, 300)}`);
+		ctx.log(`Polling Trigger → AI Agent → Reply (version 4, Chat not set): the answer arrived in the private chat ("${String(answer.text).slice(0, 30)}…")`);
+	},
+};
+
+export const AI_SCENARIOS: Scenario[] = [aiSupportBot, replyAfterTheAgent];

@@ -16,7 +16,7 @@ import type { EmulatorProcess, InlineButton, StoredMessage } from '../real-n8n/e
 import { PACKAGE_NAME } from '../real-n8n/install';
 import { hasEnded, type Json, type N8n } from '../real-n8n/n8n';
 import { waitFor } from '../real-n8n/processes';
-import { inSequence, pollingTrigger } from './lib/workflow';
+import { inSequence, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
 import type { Scenario } from './lib/runner';
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
@@ -255,4 +255,63 @@ const approvalOnTheWebPage: Scenario = {
 	},
 };
 
-export const ANSWER_SCENARIOS: Scenario[] = [approvalWithWebhookTrigger, approvalWithPollingTrigger, approvalOnTheWebPage];
+
+/**
+ * The approval as a new user builds it, nothing mapped: Service Bot Trigger → Send and Wait →
+ * Send Message, both action nodes as the editor adds them today (version 4, Chat left at its default,
+ * From Trigger). A request in the group chat is asked about there, and the decision goes there.
+ */
+const approvalWithNothingMapped: Scenario = {
+	name: 'a new approval bot with every Chat left at its default: the question and the decision go to the chat the request came from',
+	async run(ctx) {
+		const emulator = await ctx.emulator();
+		const n8n = await ctx.n8n();
+		await n8n.start();
+		await n8n.setupOwner();
+		const { credentialId } = await ctx.createDemo(n8n, emulator);
+		const chat = emulator.demo.groupChatId;
+		const action = (id: string, name: string, x: number, parameters: Record<string, unknown>) => ({
+			id,
+			name,
+			type: ACTION_TYPE,
+			typeVersion: 4,
+			position: [x, 0],
+			parameters,
+			credentials: serviceBotCredentials(credentialId),
+		});
+		const workflow = await n8n.createWorkflow({
+			name: 'Refunds (nothing mapped)',
+			settings: { executionOrder: 'v1' },
+			nodes: [
+				webhookTrigger({ id: randomUUID(), name: 'Service Bot Trigger', position: [0, 0], credentialId, webhookId: randomUUID(), updates: ['message'], typeVersion: 2 }),
+				action(randomUUID(), 'Ask', 250, { resource: 'message', operation: 'sendAndWait', message: '={{ "Approve " + $json.text + "?" }}' }),
+				action(randomUUID(), 'Tell', 500, { resource: 'message', operation: 'sendMessage', text: '={{ $json.approved ? "Refund approved" : "Refund declined" }} ({{ $json.chat_id === $(\'Service Bot Trigger\').item.json.chat_id }})' }),
+			],
+			connections: inSequence('Service Bot Trigger', 'Ask', 'Tell'),
+		});
+		await n8n.activate(String(workflow.id));
+		await waitFor('the trigger to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+		await emulator.userSends('refund 42', chat);
+		const question = await waitFor(
+			'the question in the chat the request came from',
+			async () => botMessages(await emulator.history(chat)).find((message) => message.text === 'Approve refund 42?' && message.reply_markup !== undefined),
+			{ limitMs: 60_000 },
+		);
+		const approve = question.reply_markup?.inline_keyboard?.flat()[0];
+		assert.equal(approve?.text, '✅ Approve');
+		await emulator.userClicks(question.message_id, String(approve?.callback_data), { chatId: chat });
+		const decision = await waitFor(
+			'the decision in the same chat',
+			async () => botMessages(await emulator.history(chat)).find((message) => message.text?.startsWith('Refund ')),
+			{ limitMs: 60_000 },
+		);
+		assert.equal(decision.text, 'Refund approved (true)', 'the decision, and the answer names its chat as the trigger does (chat_id)');
+		assert.equal(botMessages(await emulator.history()).filter((message) => message.text?.startsWith('Refund')).length, 0, 'nothing went to the private chat');
+		const runs = await n8n.executions(String(workflow.id));
+		assert.equal(runs.length, 1, 'one execution');
+		assert.equal(runs[0].status, 'success', `the execution ends in success: ${JSON.stringify(runs[0]).slice(0, 300)}`);
+		ctx.log(`"refund 42" in the group chat → "${String(question.text)}" there → ✅ Approve → "${String(decision.text)}" there; Chat mapped nowhere`);
+	},
+};
+
+export const ANSWER_SCENARIOS: Scenario[] = [approvalWithWebhookTrigger, approvalWithPollingTrigger, approvalOnTheWebPage, approvalWithNothingMapped];

@@ -6,6 +6,10 @@
  * webhook call, it outputs exactly the items it is given (WorkflowExecute passes the input of a node
  * that only has `webhook()` straight through). So the node under test sees `items` as its input,
  * with real `ExecuteContext`, parameter resolution, credentials, HTTP helpers and error handling.
+ *
+ * Workflows as users build them: `start` puts another node in Start's place (a Service Bot Trigger
+ * that emits the items given, as n8n runs a webhook trigger's execution), `before` nodes run between
+ * it and the node under test, `after` nodes run after it (each fed by the output its predecessor names).
  */
 import { WorkflowExecute } from 'n8n-core';
 import type {
@@ -86,6 +90,22 @@ export interface ExecuteNodeOptions {
 	webhookBaseUrl?: string;
 	/** The node's output goes back to its input: a workflow that runs the node again (asks again). */
 	loop?: boolean;
+	/** Another node in Start's place (e.g. the Service Bot Trigger, emitting `items` as a delivery gave them). */
+	start?: ChainNode;
+	/** Nodes between the start and the node under test, in order. */
+	before?: readonly ChainNode[];
+	/** Nodes after the node under test, in order. */
+	after?: readonly ChainNode[];
+}
+
+/** A node of the workflow around the node under test. */
+export interface ChainNode {
+	name: string;
+	nodeType: INodeType | IVersionedNodeType;
+	parameters?: INodeParameters;
+	typeVersion?: number;
+	/** Which of this node's outputs feeds the next node; default 0. */
+	output?: number;
 }
 
 export interface ExecuteNodeResult {
@@ -110,6 +130,8 @@ export interface PreparedExecution {
 	/** The node under test. */
 	node: INode;
 	items: INodeExecutionData[];
+	/** The node the execution starts at. */
+	startName: string;
 }
 
 export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution {
@@ -121,28 +143,48 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 	const description = nodeTypes.getByNameAndVersion(testedType, typeVersion).description;
 	const nodeName = options.nodeName ?? description.defaults.name ?? description.displayName;
 
-	const startNode: INode = {
-		id: 'start',
-		name: START_NODE_NAME,
-		type: startType,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
+	const startName = options.start?.name ?? START_NODE_NAME;
+	const chainNode = (chain: ChainNode, index: number, x: number): INode => ({
+		id: `chain-${index}`,
+		name: chain.name,
+		type: nodeTypes.add(chain.nodeType),
+		typeVersion: chain.typeVersion ?? latestVersion(chain.nodeType),
+		position: [x, 0],
+		parameters: chain.parameters ?? {},
+	});
+	const startNode: INode = options.start
+		? { ...chainNode(options.start, 0, 0), id: 'start' }
+		: { id: 'start', name: START_NODE_NAME, type: startType, typeVersion: 1, position: [0, 0], parameters: {} };
+	const before = (options.before ?? []).map((chain, index) => chainNode(chain, index + 1, 220 * (index + 1)));
 	const testedNode: INode = {
 		id: 'node-under-test',
 		name: nodeName,
 		type: testedType,
 		typeVersion,
-		position: [220, 0],
+		position: [220 * (before.length + 1), 0],
 		parameters: options.parameters,
 		credentials: { [options.credential?.typeName ?? 'serviceBotApi']: TEST_CREDENTIAL_REF },
 		onError: options.onError ?? (options.continueOnFail ? 'continueRegularOutput' : 'stopWorkflow'),
 	};
-	const connections: IConnections = {
-		[START_NODE_NAME]: { main: [[{ node: nodeName, type: NodeConnectionTypes.Main, index: 0 }]] },
-		...(options.loop ? { [nodeName]: { main: [[{ node: nodeName, type: NodeConnectionTypes.Main, index: 0 }]] } } : {}),
-	};
+	const after = (options.after ?? []).map((chain, index) => ({
+		...chainNode(chain, before.length + index + 2, 220 * (before.length + index + 2)),
+		credentials: { serviceBotApi: TEST_CREDENTIAL_REF },
+	}));
+	// start -> before… -> node under test -> after…, each from the output its chain entry names.
+	const order: Array<{ node: INode; output: number }> = [
+		{ node: startNode, output: options.start?.output ?? 0 },
+		...before.map((node, index) => ({ node, output: options.before?.[index].output ?? 0 })),
+		{ node: testedNode, output: 0 },
+		...after.map((node, index) => ({ node, output: options.after?.[index].output ?? 0 })),
+	];
+	const connections: IConnections = {};
+	for (let index = 0; index + 1 < order.length; index++) {
+		const { node, output } = order[index];
+		const main: IConnections[string]['main'] = Array.from({ length: output + 1 }, () => []);
+		main[output] = [{ node: order[index + 1].node.name, type: NodeConnectionTypes.Main, index: 0 }];
+		connections[node.name] = { main };
+	}
+	if (options.loop) connections[nodeName] = { main: [[{ node: nodeName, type: NodeConnectionTypes.Main, index: 0 }]] };
 	const workflowData: IWorkflowBase = {
 		id: 'harness-workflow',
 		name: 'Harness workflow',
@@ -151,7 +193,7 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 		activeVersionId: null,
 		createdAt: new Date(0),
 		updatedAt: new Date(0),
-		nodes: [startNode, testedNode],
+		nodes: [startNode, ...before, testedNode, ...after],
 		connections,
 		settings: { executionOrder: 'v1' },
 	};
@@ -181,7 +223,7 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 		const binary = options.binaries?.[index];
 		return binary ? { json, binary } : { json };
 	});
-	return { workflow, loadWorkflow, additionalData, node: testedNode, items };
+	return { workflow, loadWorkflow, additionalData, node: testedNode, items, startName };
 }
 
 /** What the node under test did in a run: its outputs and its error. */
@@ -203,9 +245,9 @@ export async function startExecution(prepared: PreparedExecution): Promise<IRun>
 	await expressionEngine();
 	return await new WorkflowExecute(additionalData, 'manual').run({
 		workflow,
-		startNode: workflow.getNode(START_NODE_NAME) ?? undefined,
+		startNode: workflow.getNode(prepared.startName) ?? undefined,
 		triggerToStartFrom: {
-			name: START_NODE_NAME,
+			name: prepared.startName,
 			data: { startTime: Date.now(), executionTime: 0, executionIndex: 0, source: [], data: { main: [items] } },
 		},
 	});

@@ -134,3 +134,75 @@ export class EchoTrigger implements INodeType {
 		return { workflowData: [this.helpers.returnJsonArray(this.getBodyData())] };
 	}
 }
+
+/**
+ * Stand-ins for n8n's own nodes (n8n-nodes-base is not installed here), doing what those do to items
+ * and their pairing: `ReverseText` is a Code node that makes new items from each item (its text
+ * reversed as `reply`, nothing else of the item kept), paired with the item it came from;
+ * `CommandSwitch` is a Switch with two outputs (commands, then everything else), passing items on
+ * unchanged; `FanOut` is a Code node that makes two new items of each item without saying which
+ * item they came from (n8n cannot pair them: the counts differ).
+ */
+export class ReverseText implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Reverse Text',
+		name: 'reverseText',
+		group: ['transform'],
+		version: 1,
+		description: 'Each item becomes {reply: its text reversed} (test node)',
+		defaults: { name: 'Code' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [
+			this.getInputData().map((item, index) => ({
+				json: { reply: [...String(item.json.text ?? '')].reverse().join('') },
+				pairedItem: { item: index },
+			})),
+		];
+	}
+}
+
+export class CommandSwitch implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Command Switch',
+		name: 'commandSwitch',
+		group: ['transform'],
+		version: 1,
+		description: 'Items whose text starts with "/" on the first output, the others on the second (test node)',
+		defaults: { name: 'Switch' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const commands: INodeExecutionData[] = [];
+		const others: INodeExecutionData[] = [];
+		this.getInputData().forEach((item, index) => {
+			(String(item.json.text ?? '').startsWith('/') ? commands : others).push({ json: item.json, pairedItem: { item: index } });
+		});
+		return [commands, others];
+	}
+}
+
+export class FanOut implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Fan Out',
+		name: 'fanOut',
+		group: ['transform'],
+		version: 1,
+		description: 'Two new unpaired items per item (test node)',
+		defaults: { name: 'Split Lines' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return [this.getInputData().flatMap((item) => [{ json: { line: 1, text: item.json.text } }, { json: { line: 2, text: item.json.text } }])];
+	}
+}

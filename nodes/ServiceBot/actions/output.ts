@@ -27,8 +27,27 @@ function fileIdOf(message: IDataObject, field: string): IDataObject {
 	return isObject(file) && file.file_id !== undefined ? { file_id: file.file_id as IDataObject[keyof IDataObject] } : {};
 }
 
-/** The json of the output items of one request (for `input`, the item it was read from). An empty list gives no item. */
-export function shapeResult(output: Output, result: unknown, body: IDataObject, splitIntoItems: boolean, input: IDataObject = {}): IDataObject[] {
+/**
+ * A message the service returned with the names the trigger's items use (`chat_id`, `message_id`)
+ * first, so that the next node maps a sent message as it maps a received one; anything else as it is.
+ */
+function withHandyNames(result: IDataObject): IDataObject {
+	const chat = isObject(result.chat) ? result.chat : undefined;
+	if (chat?.id === undefined || result.message_id === undefined) return result;
+	const handy = { chat_id: chat.id as IDataObject[keyof IDataObject], message_id: result.message_id };
+	return { ...handy, ...result, ...handy };
+}
+
+/**
+ * The json of the output items of one request (for `input`, the item it was read from). An empty list
+ * gives no item. `handyNames` (from HANDY_NAMES_SINCE): a message also has `chat_id` first.
+ */
+export function shapeResult(output: Output, result: unknown, body: IDataObject, splitIntoItems: boolean, input: IDataObject = {}, handyNames = false): IDataObject[] {
+	const shaped = shapeOf(output, result, body, splitIntoItems, input);
+	return handyNames ? shaped.map(withHandyNames) : shaped;
+}
+
+function shapeOf(output: Output, result: unknown, body: IDataObject, splitIntoItems: boolean, input: IDataObject): IDataObject[] {
 	switch (output.kind) {
 		case 'list': {
 			const list = Array.isArray(result) ? (result as unknown[]) : [];

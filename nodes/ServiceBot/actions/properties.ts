@@ -8,7 +8,7 @@ import type { DisplayCondition, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { paramFields } from '../parameters/body';
-import { NODE_VERSIONS, isInVersion } from '../parameters/param';
+import { NODE_VERSIONS, followsTrigger, isInVersion } from '../parameters/param';
 import { METHODS, RESOURCES } from '../resources';
 import type { Method, OperationOutsideTheTable } from '../resources/method';
 import { CALL_METHOD } from './callMethod';
@@ -40,7 +40,7 @@ function versionGroups(method: Method): number[][] {
 	const groups: number[][] = [];
 	let previous = '';
 	for (const version of NODE_VERSIONS) {
-		const signature = method.params.map((param) => isInVersion(param, version)).join();
+		const signature = method.params.map((param) => `${isInVersion(param, version)}:${followsTrigger(param, version)}`).join();
 		if (groups.length > 0 && signature === previous) groups[groups.length - 1].push(version);
 		else groups.push([version]);
 		previous = signature;

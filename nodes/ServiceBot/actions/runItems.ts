@@ -16,7 +16,7 @@ import { failureOf, isRefusal, messageOf, refusalIn } from '../../shared/transpo
 import { tokenOf } from '../../shared/transport/token';
 import { prepareBody, readBody } from '../parameters/body';
 import type { ItemContext } from '../parameters/param';
-import { nodeParameter } from '../parameters/param';
+import { HANDY_NAMES_SINCE, nodeParameter } from '../parameters/param';
 import type { Method, PreparedRequest } from '../resources/method';
 import type { FileDelivery } from './fileOutput';
 import { FILE_OPTIONS, downloadedFile, readFileDelivery } from './fileOutput';
@@ -188,6 +188,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 	const items = this.getInputData();
 	const continueOnFail = this.continueOnFail();
 	const errorOutput = this.getNode().onError === 'continueErrorOutput';
+	const handyNames = this.getNode().typeVersion >= HANDY_NAMES_SINCE;
 
 	// 1. Read and check every item before anything is sent. Kept per item: its requests and its queue
 	// (one string per chat, shared by its items), so that a large input costs little until it is sent.
@@ -245,7 +246,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 							return { result: await send(fallback.body(request.body)), fellBackTo: fallback, notice: undefined };
 						},
 					);
-					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex), items[itemIndex].json);
+					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex), items[itemIndex].json, handyNames);
 					if (fellBackTo) for (const json of shaped) json[fellBackTo.flag] = true;
 					if (notice !== undefined) {
 						for (const json of shaped) json.notice = notice;

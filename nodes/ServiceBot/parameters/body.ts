@@ -17,13 +17,13 @@ function inAdditionalFields(param: Param): boolean {
 	return !param.required && PARAM_KINDS[param.kind].ownFields !== true;
 }
 
-/** The editor fields of one parameter. */
-export function fieldsOf(param: Param): INodeProperties[] {
-	return PARAM_KINDS[param.kind].fields(param);
+/** The editor fields of one parameter at a node version. */
+export function fieldsOf(param: Param, version: number): INodeProperties[] {
+	return PARAM_KINDS[param.kind].fields(param, version);
 }
 
 /** A required value whose removal is an explicit choice: the Set / Remove selector, then the value. */
-function removableFields(param: Param, noun: string): INodeProperties[] {
+function removableFields(param: Param, noun: string, version: number): INodeProperties[] {
 	const selector = removalFieldName(param);
 	const set = 'set';
 	return [
@@ -38,7 +38,7 @@ function removableFields(param: Param, noun: string): INodeProperties[] {
 			],
 			default: set,
 		},
-		...fieldsOf(param).map((field) => ({ ...field, displayOptions: { show: { [selector]: [set] } } })),
+		...fieldsOf(param, version).map((field) => ({ ...field, displayOptions: { show: { [selector]: [set] } } })),
 	];
 }
 
@@ -47,10 +47,10 @@ export function paramFields(params: readonly Param[], version: number): INodePro
 	const inVersion = params.filter((param) => isInVersion(param, version));
 	const top = inVersion
 		.filter((param) => !inAdditionalFields(param))
-		.flatMap((param) => (param.removable ? removableFields(param, param.removable) : fieldsOf(param)));
+		.flatMap((param) => (param.removable ? removableFields(param, param.removable, version) : fieldsOf(param, version)));
 	const optional = inVersion
 		.filter(inAdditionalFields)
-		.flatMap(fieldsOf)
+		.flatMap((param) => fieldsOf(param, version))
 		.sort((a, b) => a.displayName.localeCompare(b.displayName));
 	if (optional.length === 0) return top;
 	return [

@@ -1,12 +1,16 @@
 /**
  * The chat kind: a chat's UUID or a public group's or channel's @username, entered in a resource
- * locator (ID or Username mode) and checked before anything is sent.
+ * locator (ID or Username mode) and checked before anything is sent; or (From Trigger mode, the
+ * default of new nodes) the chat of the Service Bot trigger's update the item came from (fromTrigger.ts).
  */
 import { isObject } from '../../shared/json';
 import { USERNAME_BODY, UUID_PATTERN, UUID_SOURCE } from '../../shared/spec';
 import { inputError, show } from './errors';
-import type { ParamKindDefinition } from './kind';
+import type { ParamKindDefinition, ReadItem } from './kind';
 import { baseField } from './kind';
+import { triggerUpdateOf } from './fromTrigger';
+import type { Param } from './param';
+import { followsTrigger } from './param';
 import { readText } from './text';
 
 /** A public chat username: `@` then letters, digits and underscores. */
@@ -20,6 +24,18 @@ const NUMBER_NEXT_STEP =
 const WHERE_CHAT_IDS_COME_FROM =
 	"Chat IDs are UUIDs such as 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11: after a Service Bot trigger, map {{ $json.chat_id }} (as an expression), or take the id that Get Chat returns. Public groups and channels can also be named by their username starting with @.";
 
+/** The resource locator mode that replies in the trigger's chat. */
+const FROM_TRIGGER_MODE = 'trigger';
+
+/** From Trigger: the value names a trigger node, or is empty for any Service Bot trigger before the node. */
+const fromTriggerMode = {
+	displayName: 'From Trigger',
+	name: FROM_TRIGGER_MODE,
+	type: 'string' as const,
+	placeholder: 'Any Service Bot trigger before this node',
+	hint: "The chat of the update that started this item, followed back through the nodes before; optionally a trigger node's name",
+};
+
 /** A resource locator value `{__rl, mode, value}` or a plain value (older JSON, AI tools). */
 function locatedChat(raw: unknown): unknown {
 	if (!isObject(raw) || !('value' in raw)) return raw;
@@ -32,15 +48,27 @@ function locatedChat(raw: unknown): unknown {
 	return value;
 }
 
+/** The chat of the trigger's update the item came from. */
+function triggerChat(item: ReadItem, param: Param, triggerName: unknown): string {
+	const name = typeof triggerName === 'string' ? triggerName.trim() : '';
+	const update = triggerUpdateOf(item, param.displayName, name);
+	if (update.chatId === undefined || update.chatId === '') {
+		throw inputError(item.at, param.displayName, `the trigger's update (${update.type ?? 'unknown'}) names no chat; choose By ID and map a chat ID`);
+	}
+	return update.chatId;
+}
+
 export const chatKind: ParamKindDefinition = {
-	fields: (param) => [
+	fields: (param, version) => [
 		{
-			...baseField(param),
+			// From Trigger needs no value, so the field is not required there (n8n would refuse to run an empty one).
+			...baseField(param, followsTrigger(param, version) ? false : param.required),
 			type: 'resourceLocator',
-			default: { mode: 'id', value: '' },
+			default: { mode: followsTrigger(param, version) ? FROM_TRIGGER_MODE : 'id', value: '' },
 			modes: [
+				...(followsTrigger(param, version) ? [fromTriggerMode] : []),
 				{
-					displayName: 'ID',
+					displayName: followsTrigger(param, version) ? 'By ID' : 'ID',
 					name: 'id',
 					type: 'string',
 					placeholder: 'e.g. 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11',
@@ -52,7 +80,7 @@ export const chatKind: ParamKindDefinition = {
 					],
 				},
 				{
-					displayName: 'Username',
+					displayName: followsTrigger(param, version) ? 'By Username' : 'Username',
 					name: 'username',
 					type: 'string',
 					placeholder: 'e.g. @my_channel',
@@ -67,8 +95,10 @@ export const chatKind: ParamKindDefinition = {
 			],
 		},
 	],
-	read(value, param, { at }) {
+	read(value, param, item) {
+		const { at } = item;
 		const field = param.displayName;
+		if (isObject(value) && value.mode === FROM_TRIGGER_MODE) return triggerChat(item, param, value.value);
 		const text = readText(at, field, locatedChat(value)).trim();
 		if (text === '') throw inputError(at, field, 'is required: a chat UUID or a public @username');
 		if (UUID_PATTERN.test(text) || USERNAME.test(text)) return text;

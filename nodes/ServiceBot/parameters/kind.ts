@@ -17,8 +17,11 @@ export interface ReadItem extends ItemContext {
 }
 
 export interface ParamKindDefinition {
-	/** The editor fields of a parameter of this kind (the keyboard and the commands bring several). */
-	readonly fields: (param: Param) => INodeProperties[];
+	/**
+	 * The editor fields of a parameter of this kind (the keyboard and the commands bring several), at a
+	 * node version (the fields differ between versions only where `followsTrigger` says so, param.ts).
+	 */
+	readonly fields: (param: Param, version: number) => INodeProperties[];
 	/**
 	 * The checked wire value of one item, from `value` (the field's value; kinds with fields of their
 	 * own read those from `item`); `undefined` sends nothing. Throws the input error naming the field.

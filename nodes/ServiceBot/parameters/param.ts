@@ -6,7 +6,19 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 /** The node versions; a new node gets the newest. */
-export const NODE_VERSIONS = [1, 2, 3] as const;
+export const NODE_VERSIONS = [1, 2, 3, 4] as const;
+
+/**
+ * From this version a chat field (a parameter with `fromTrigger`) has the mode From Trigger, its
+ * default: the chat of the update that started the item. Older nodes keep By ID as their default.
+ */
+export const FROM_TRIGGER_SINCE = 4;
+
+/**
+ * From this version output items name what the trigger's items name the same way (`chat_id`,
+ * `message_id`, `user_id`), besides the names they had.
+ */
+export const HANDY_NAMES_SINCE = 4;
 
 /**
  * The kind of a wire parameter: it decides the editor field and the check.
@@ -76,6 +88,8 @@ export interface Param {
 	readonly removable?: string;
 	/** The node versions that have this parameter (both bounds inclusive; open when absent). */
 	readonly versions?: { readonly from?: number; readonly to?: number };
+	/** chat: the value can be the chat of the update that started the item (from FROM_TRIGGER_SINCE its default). */
+	readonly fromTrigger?: boolean;
 }
 
 /** Where an item is read: the node, the item, and the item's "Options" (some checks depend on them). */
@@ -94,6 +108,11 @@ export function fieldName(param: Param): string {
 /** The Set / Remove selector of a removable parameter, e.g. `descriptionAction`. */
 export function removalFieldName(param: Param): string {
 	return `${fieldName(param)}Action`;
+}
+
+/** Whether a node version shows this parameter with From Trigger as its default. */
+export function followsTrigger(param: Param, version: number): boolean {
+	return param.fromTrigger === true && version >= FROM_TRIGGER_SINCE;
 }
 
 export function isInVersion(param: Param, version: number): boolean {

@@ -145,6 +145,7 @@ export const chat = (displayName = 'Chat', description = 'Chat UUID or public us
 	required: true,
 	displayName,
 	description,
+	fromTrigger: true,
 });
 
 /** The destination of a forward or copy, named as such. */

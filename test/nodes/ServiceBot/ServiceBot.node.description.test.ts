@@ -107,7 +107,9 @@ describe('node description', () => {
 				// A required text without a minimum may be empty (setMyDescription in version 1), so the editor
 				// does not insist; from version 2 such a text needs a value and removal is its own choice.
 				const explicitRemoval = PACKAGE_RULES.explicitRemoval[method.name] === spec.name;
-				if (spec.required || explicitRemoval) {
+				// A chat From Trigger (the default of a new node) needs no value, so the editor does not insist.
+				const fromTrigger = (field?.default as { mode?: string } | undefined)?.mode === 'trigger';
+				if ((spec.required || explicitRemoval) && !fromTrigger) {
 					expect({ param: spec.name, required: field?.required === true }).toEqual({
 						param: spec.name,
 						required: explicitRemoval || !(spec.kind === 'text' && !spec.min),
@@ -121,7 +123,13 @@ describe('node description', () => {
 		const send = shownFor('message', 'sendMessage');
 		const chat = send.find((property) => property.name === 'chatId') as INodeProperties;
 		expect(chat.type).toBe('resourceLocator');
-		expect(chat.modes?.map((mode) => mode.name)).toEqual(['id', 'username']);
+		// A new node replies in the trigger's chat unless told otherwise; saved workflows (version 3) keep By ID.
+		expect(chat.modes?.map((mode) => mode.name)).toEqual(['trigger', 'id', 'username']);
+		expect(chat.default).toEqual({ mode: 'trigger', value: '' });
+		const saved = shownFor('message', 'sendMessage', {}, 3).find((property) => property.name === 'chatId') as INodeProperties;
+		expect(saved.modes?.map((mode) => mode.name)).toEqual(['id', 'username']);
+		expect(saved.default).toEqual({ mode: 'id', value: '' });
+		expect(saved.required).toBe(true);
 		const additional = send.find((property) => property.name === 'additionalFields') as INodeProperties;
 		const parseMode = (additional.options as INodeProperties[]).find((property) => property.name === 'parseMode');
 		expect(parseMode?.default).toBe('none');

@@ -14,11 +14,15 @@
 import { createHmac } from 'node:crypto';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { ServiceBotTrigger } from '../../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
 import { NO_ACTION_REQUIRED_PAGE, runUntilWait, signedResumeUrl, type AnswerReceipt, type WaitingExecution } from '../../harness/waiting';
 import { byId, nodeType } from '../../harness/action-node';
 import { credentialsFor, useEmulator } from '../../harness/emulator-suite';
+import { ReverseText } from '../../harness/test-nodes';
+import { liveTrigger, type LiveTrigger } from '../../harness/trigger-nodes';
 
-const ctx = useEmulator();
+const live: LiveTrigger[] = [];
+const ctx = useEmulator({ running: live });
 
 /**
  * A question asked in the chat needs a trigger of this n8n on the bot that brings the answers; these
@@ -408,6 +412,68 @@ describe('Send and Wait for Response: answers in the chat (as the trigger brings
 	});
 });
 
+describe('Send and Wait for Response: one name per field, and replies with nothing to map', () => {
+	it('the answer names the chat, the question and who answered as the trigger does (chat_id, message_id, user_id), besides chatId and messageId', async () => {
+		const execution = await waitOn(ask());
+		const { messageId } = question();
+		const answer = await outputOf(await answerInChat(execution, { choice: 0 }));
+		expect(answer).toMatchObject({
+			approved: true,
+			chat_id: ctx.d.privateChatId,
+			message_id: messageId,
+			user_id: ctx.d.userId,
+			chatId: ctx.d.privateChatId,
+			messageId,
+		});
+		// What users drag from the schema comes first: the answer, then the trigger's names.
+		expect(Object.keys(answer).slice(0, 5)).toEqual(['approved', 'answer', 'chat_id', 'message_id', 'user_id']);
+	});
+
+	it('version 3 (saved workflows): the answer keeps its own names only', async () => {
+		const execution = await runUntilWait({ nodeType, parameters: ask(), items: [{ order: 42 }], credentials: credentialsFor(ctx.emu), typeVersion: 3 });
+		const answer = await outputOf(await answerInChat(execution, { choice: 0 }));
+		expect(answer).toMatchObject({ approved: true, chatId: ctx.d.privateChatId });
+		expect(answer).not.toHaveProperty('chat_id');
+		expect(answer).not.toHaveProperty('user_id');
+	});
+
+	it('Trigger → Code → Send and Wait → Send Message, every Chat left at its default: the question and the reply after the answer go to the chat the request came from', async () => {
+		// The workflow's own published trigger receives the bot (instead of the stand-in listener of the other tests).
+		await fetch(`${ctx.emu.baseUrl}/bot${ctx.d.token}/deleteWebhook`, { method: 'POST' });
+		const listening = await liveTrigger(ctx.emu, { typeVersion: 2 });
+		live.push(listening);
+		await ctx.emu.userSends({ chatId: ctx.d.privateChatId, userId: ctx.d.userId, text: 'refund 42' });
+		await ctx.emu.idle();
+		const items = listening.emitted();
+		expect(items).toHaveLength(1);
+		const execution = await runUntilWait({
+			nodeType,
+			parameters: { resource: 'message', operation: 'sendAndWait', message: '={{ "Approve: " + $json.reply + "?" }}' },
+			items,
+			credentials: credentialsFor(ctx.emu),
+			start: { name: 'Service Bot Trigger', nodeType: new ServiceBotTrigger(), typeVersion: 2, parameters: { updates: ['*'] } },
+			before: [{ name: 'Code', nodeType: new ReverseText() }],
+			after: [
+				{
+					name: 'Tell the User',
+					nodeType,
+					parameters: { resource: 'message', operation: 'sendMessage', text: '={{ $json.approved ? "Refund approved" : "Refund declined" }}' },
+				},
+			],
+		});
+		expect(question().text).toBe('Approve: 24 dnufer?');
+		const receipt = await answerInChat(execution, { choice: 0 });
+		if (!receipt.resumed) throw new Error(`the answer resumed nothing: ${receipt.status} ${JSON.stringify(receipt.body)}`);
+		const { run } = await receipt.resumed;
+		await execution.settled();
+		const told = run.data.resultData.runData['Tell the User']?.[0];
+		expect(told?.error).toBeUndefined();
+		expect(told?.data?.main[0]?.[0]?.json).toMatchObject({ chat_id: ctx.d.privateChatId, text: 'Refund approved' });
+		const history = ctx.emu.history(ctx.d.privateChatId);
+		expect(history[history.length - 1]).toMatchObject({ text: 'Refund approved', chat: { id: ctx.d.privateChatId } });
+	});
+});
+
 describe('Send and Wait for Response: answers on the web page', () => {
 	it('web page mode: one link per answer; a link opens the page with that answer, which the page sends; n8n resumes with it', async () => {
 		const execution = await waitOn(ask({ collectAnswers: 'webPage' }));
@@ -478,6 +544,8 @@ describe('Send and Wait for Response: the wait runs out', () => {
 			{
 				order: 42,
 				timedOut: true,
+				chat_id: ctx.d.privateChatId,
+				message_id: messageId,
 				chatId: ctx.d.privateChatId,
 				messageId,
 				serviceBotQuestion: {

@@ -31,6 +31,7 @@ import { ANSWER_HEADER, CHAT_ANSWER_PATH, NOTICES, answerSignatureMatches } from
 import { LIMITS } from '../../../shared/spec';
 import { tokenOf } from '../../../shared/transport/token';
 import { splitText } from '../../helpers/splitText';
+import { HANDY_NAMES_SINCE } from '../../parameters/param';
 import { noticePage, questionPage } from './page';
 import type { AskedQuestion, Question } from './question';
 import { ASKED_QUESTION_FIELD, askedQuestion, escapeFor, readAskedQuestion, readQuestion } from './question';
@@ -92,8 +93,13 @@ function samePlace(a: Place | undefined, b: Place): boolean {
 	return a !== undefined && a.chatId.toLowerCase() === b.chatId.toLowerCase() && a.messageId === b.messageId;
 }
 
-/** The node's output on an answer: what was answered, by whom, in which message. */
-function outputOf(question: Question, answer: Answer, place: Place): IDataObject {
+/**
+ * The node's output on an answer: what was answered, by whom, in which message. `handyNames` (from
+ * HANDY_NAMES_SINCE): also named as the trigger's items name them (`chat_id`, `message_id`,
+ * `user_id`), after the answer (what users drag first); `chatId` and `messageId` stay, as
+ * expressions written for older versions read them.
+ */
+function outputOf(question: Question, answer: Answer, place: Place, handyNames: boolean): IDataObject {
 	const output: IDataObject = {};
 	if (question.responseType === 'approval') output.approved = answer.choice === 0;
 	if (answer.choice !== undefined) {
@@ -101,9 +107,12 @@ function outputOf(question: Question, answer: Answer, place: Place): IDataObject
 		if (question.responseType === 'choice') output.answerIndex = answer.choice;
 	}
 	if (answer.text !== undefined) output.text = answer.text;
+	const user = (answer.user as IDataObject | undefined) ?? null;
+	const handy = handyNames ? { chat_id: place.chatId, message_id: place.messageId, user_id: user?.id ?? null } : {};
 	return {
 		...output,
-		user: (answer.user as IDataObject | undefined) ?? null,
+		...handy,
+		user,
 		chatId: place.chatId,
 		messageId: place.messageId,
 		answeredVia: answer.via,
@@ -181,7 +190,9 @@ function resume(ctx: IWebhookFunctions, question: AskedQuestion, answer: Answer,
 		rememberDecision(executionId, place.messageId, decision);
 		if (update) void sendQuestionUpdate(ctx, { executionId, messageId: place.messageId, by: `Service Bot "${ctx.getNode().name}"` }, update);
 	});
-	return { workflowData: [[{ json: outputOf(question, answer, place) }]], webhookResponse: accepted };
+	// Paired with the item the question was asked for, so later nodes follow it back (Chat From Trigger).
+	const json = outputOf(question, answer, place, ctx.getNode().typeVersion >= HANDY_NAMES_SINCE);
+	return { workflowData: [[{ json, pairedItem: { item: 0 } }]], webhookResponse: accepted };
 }
 
 function reply(ctx: IWebhookFunctions, status: number, body: AnswerReply | WaitingReply): IWebhookResponseData {

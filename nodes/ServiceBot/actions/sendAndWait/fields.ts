@@ -9,6 +9,7 @@ import { SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { LIMITS } from '../../../shared/spec';
 import { fieldsOf } from '../../parameters/body';
+import { FROM_TRIGGER_SINCE, NODE_VERSIONS } from '../../parameters/param';
 import type { OperationOutsideTheTable } from '../../resources/method';
 import { about, chat, parseMode } from '../../resources/method';
 
@@ -55,8 +56,16 @@ function group(displayName: string, name: string, values: INodeProperties[], ext
 
 const afterInterval = { show: { limitType: ['afterTimeInterval'] } };
 
+const NEWEST_VERSION = NODE_VERSIONS[NODE_VERSIONS.length - 1];
+
+/** The question's chat: By ID by default in the versions before From Trigger, From Trigger since. */
+const questionChat: INodeProperties[] = [
+	...fieldsOf(QUESTION_CHAT, FROM_TRIGGER_SINCE - 1).map((field) => ({ ...field, displayOptions: { show: { '@version': [{ _cnd: { lte: FROM_TRIGGER_SINCE - 1 } }] } } })),
+	...fieldsOf(QUESTION_CHAT, FROM_TRIGGER_SINCE).map((field) => ({ ...field, displayOptions: { show: { '@version': [{ _cnd: { gte: FROM_TRIGGER_SINCE } }] } } })),
+];
+
 export const sendAndWaitFields: INodeProperties[] = [
-	...fieldsOf(QUESTION_CHAT),
+	...questionChat,
 	text('Message', 'message', '', {
 		required: true,
 		typeOptions: { rows: 4 },
@@ -171,7 +180,7 @@ export const sendAndWaitFields: INodeProperties[] = [
 					description: 'Whether to stop waiting at some point. Without an answer by then, the workflow continues with {"timedOut": true}.',
 				},
 			),
-			...fieldsOf(QUESTION_PARSE_MODE),
+			...fieldsOf(QUESTION_PARSE_MODE, NEWEST_VERSION),
 			text('Restrict to User IDs', 'allowedUserIds', '', {
 				placeholder: 'e.g. 4b9f2c1d-8e7a-4f3b-b2c6-5d1e0a9f8c3b',
 				description:

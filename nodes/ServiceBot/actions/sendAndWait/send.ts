@@ -21,7 +21,7 @@ import type { At } from '../../parameters/errors';
 import { inputError, show } from '../../parameters/errors';
 import type { ReadItem } from '../../parameters/kind';
 import type { Param } from '../../parameters/param';
-import { nodeParameter } from '../../parameters/param';
+import { HANDY_NAMES_SINCE, nodeParameter } from '../../parameters/param';
 import { QUESTION_CHAT } from './fields';
 import type { Question } from './question';
 import { ASKED_QUESTION_FIELD, askedQuestion, readQuestion } from './question';
@@ -138,9 +138,11 @@ export async function sendAndWait(this: IExecuteFunctions): Promise<INodeExecuti
 	// input it keeps says that no answer came (with the input's own fields), and keeps the question as
 	// it was asked, which the answer is judged by (question.ts).
 	const [asked] = this.getInputData();
+	const handy = this.getNode().typeVersion >= HANDY_NAMES_SINCE ? { chat_id: place.chatId, message_id: place.messageId } : {};
 	const timedOut = {
 		...asked?.json,
 		timedOut: true,
+		...handy,
 		chatId: place.chatId,
 		messageId: place.messageId,
 		[ASKED_QUESTION_FIELD]: askedQuestion(question, text),
