@@ -204,7 +204,7 @@ function withoutHumanReview(workflow: Json): Json {
  * followed back through the agent's paired items to the polling trigger.
  */
 const replyAfterTheAgent: Scenario = {
-	name: "AI chat bot with the reply's Chat left at its default: the AI Agent's answer goes to the chat the question came from",
+	name: "a reply after n8n's AI Agent with its Chat left at its default: the agent's answer goes to the chat the question came from",
 	async run(ctx: ScenarioContext) {
 		const emulator = await ctx.emulator();
 		const model = await startChatModel();
@@ -241,4 +241,7 @@ const replyAfterTheAgent: Scenario = {
 	},
 };
 
-export const AI_SCENARIOS: Scenario[] = [aiSupportBot, replyAfterTheAgent];
+export const AI_SCENARIOS: Scenario[] = [aiSupportBot];
+
+/** Replies with nothing mapped (Service Bot version 4): after the other scenarios, so their numbers stay. */
+export const NOTHING_MAPPED_AI_SCENARIOS: Scenario[] = [replyAfterTheAgent];

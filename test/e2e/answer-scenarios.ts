@@ -314,4 +314,7 @@ const approvalWithNothingMapped: Scenario = {
 	},
 };
 
-export const ANSWER_SCENARIOS: Scenario[] = [approvalWithWebhookTrigger, approvalWithPollingTrigger, approvalOnTheWebPage, approvalWithNothingMapped];
+export const ANSWER_SCENARIOS: Scenario[] = [approvalWithWebhookTrigger, approvalWithPollingTrigger, approvalOnTheWebPage];
+
+/** Replies with nothing mapped (Service Bot version 4): after the other scenarios, so their numbers stay. */
+export const NOTHING_MAPPED_ANSWER_SCENARIOS: Scenario[] = [approvalWithNothingMapped];
