@@ -563,8 +563,9 @@ export class BotFeed {
 	/**
 	 * While answers of the spec's largest size start at or before their first update (the next request
 	 * would bring nothing new), a published trigger whose need has not moved for `fullAnswerHoldMs`
-	 * (its download holds the offset there) is let go of up to the end of the answer, so that the others
-	 * get what follows. A trigger that makes progress (takes, runs) is never let go.
+	 * (its download holds the offset there) while another published trigger waits behind it is let go
+	 * of up to the end of the answer, so that the others get what follows. A trigger that makes
+	 * progress (takes, runs) is never let go, nor one no other trigger waits behind.
 	 */
 	private letGoOfSlowMembers(updates: unknown[]): void {
 		const ids = updates.map(updateIdOf).filter((id): id is number => id !== undefined);
@@ -575,10 +576,14 @@ export class BotFeed {
 		}
 		const now = Date.now();
 		const end = Math.max(...ids) + 1;
+		const needs = new Map(this.published.map((member) => [member, this.ledger.need(member)] as const));
 		for (const member of this.published) {
-			const need = this.ledger.need(member);
+			const need = needs.get(member);
 			const stalled = this.stalled.get(member);
-			if (need === undefined || need > ids[0]) {
+			// Only a trigger another one waits behind: one that needs nothing more or a later update. Two
+			// stuck at the same update (a busy n8n slow to take the other's) hold each other, never let go.
+			const waitedFor = [...needs].some(([other, its]) => other !== member && (its === undefined || (need !== undefined && its > need)));
+			if (need === undefined || need > ids[0] || !waitedFor) {
 				this.stalled.delete(member);
 			} else if (stalled?.need !== need) {
 				this.stalled.set(member, { need, since: now });
