@@ -254,9 +254,10 @@ describe('typing that lasts while the execution runs', () => {
 			await server.close();
 		});
 		await harness.activate();
-		await emu.userSends({ chatId: P, userId: emu.demo.userId, text: 'explain it' });
+		// The trigger's item (version 1) is the update itself; n8n may not have answered the push yet.
+		const update = await emu.userSends({ chatId: P, userId: emu.demo.userId, text: 'explain it' });
 		await typingAfter(P, 0, 4);
-		await sendMessageFor(server.executions[0][0][0].json);
+		await sendMessageFor(update as unknown as IDataObject);
 		// A marker: a message in another chat, taken after the post.
 		await emu.userSends({ chatId: G, userId: emu.demo.userId, text: 'marker' });
 		await typingAfter(G, sequence().indexOf(`post ${P}`), 3);
