@@ -15,7 +15,6 @@ import { TYPING_TIMING } from '../../../../nodes/shared/trigger/typing';
 import type { IDataObject } from 'n8n-workflow';
 import type { Emulator } from '../../../emulator';
 import { executeNode } from '../../../harness';
-import { FakeResponse } from '../../../harness/fake-response';
 import { startWebhookServer, type RunningTrigger } from '../../../harness/trigger-harness';
 import { liveTrigger, makeHarness, sendButton, type LiveTrigger } from '../../../harness/trigger-nodes';
 import { credentialsFor, useEmulator, type Running } from '../../../harness/emulator-suite';
@@ -246,9 +245,8 @@ describe('typing that lasts while the execution runs', () => {
 		const harness = await makeHarness(emu, { parameters: { updates: ['message'], options: { showTyping: true } } });
 		let release: () => void = () => {};
 		const held = new Promise<'success'>((resolve) => (release = () => resolve('success')));
-		// Where n8n answers the push once the execution has run, the execution is held until the end.
-		const serverOptions = { waiting: undefined, execution: () => async () => await held };
-		const server = await startWebhookServer(harness, serverOptions);
+		// n8n answers the push once the execution has run: it is held until the test ends.
+		const server = await startWebhookServer(harness, { execution: () => async () => await held });
 		live.push(async () => {
 			release();
 			await server.close();
@@ -266,21 +264,17 @@ describe('typing that lasts while the execution runs', () => {
 		expect(after(`typing ${G}`).filter((entry) => entry === `typing ${P}`)).toEqual([]);
 	});
 
-	// Needs the webhook trigger's "last node" answer (n8n answers the push once the execution has
-	// run) and a harness whose response emits 'finish' as Node's does; skipped where it has neither.
-	const harnessAnswersAfterTheRun = typeof (new FakeResponse() as unknown as { once?: unknown }).once === 'function';
-	(harnessAnswersAfterTheRun ? test : test.skip)('webhook trigger: typing is renewed while the execution runs, and no more once n8n answered the push', async () => {
+	// n8n answers the push once the execution has run (the trigger's response mode "last node").
+	test('webhook trigger: typing is renewed while the execution runs, and no more once n8n answered the push', async () => {
 		const harness = await makeHarness(emu, { parameters: { updates: ['message'], options: { showTyping: true } } });
 		const releases = new Map<number, () => void>();
 		let pushes = 0;
-		const serverOptions = {
-			waiting: undefined,
+		const server = await startWebhookServer(harness, {
 			execution: () => {
 				const push = ++pushes;
 				return async () => await new Promise<'success'>((resolve) => releases.set(push, () => resolve('success')));
 			},
-		};
-		const server = await startWebhookServer(harness, serverOptions);
+		});
 		live.push(async () => {
 			for (const release of releases.values()) release();
 			await server.close();
