@@ -56,7 +56,7 @@ import type { Run, TriggerIdentity } from '../shared/trigger/identity';
 import { botKeyOf, deliveryKey, identityOf, runOf } from '../shared/trigger/identity';
 import { readDeliverySettings, requireToken } from '../shared/trigger/settings';
 import { holderOf, holdersOf, recordHolder, warnOfSharedClicks } from '../shared/trigger/holders';
-import { showTyping } from '../shared/trigger/typing';
+import { keepTyping, showTyping } from '../shared/trigger/typing';
 import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
 import { POLL_TIMING, joinFeed, tokenRefused, webhookConflict } from './feed';
@@ -259,7 +259,10 @@ class PollingMember implements FeedMember {
 	 */
 	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number, first = updateId): void {
 		const deduplicationKey = `service-bot:${this.environment.windowKey}:${PROCESS_ID}:${updateId}`;
-		this.ctx.emit(routed(update, item, this.environment.settings), undefined, this.test ? undefined : this.confirmation(first), deduplicationKey);
+		const done = this.test ? undefined : this.confirmation(first);
+		// Show Typing lasts while the execution runs: n8n settles the done promise once it has run.
+		if (done && this.environment.settings.showTyping) keepTyping(this.ctx, update, done.promise);
+		this.ctx.emit(routed(update, item, this.environment.settings), undefined, done, deduplicationKey);
 	}
 
 	/**

@@ -145,6 +145,8 @@ export interface RunningTrigger {
 	readonly emits: number;
 	/** With `executions: 'whenAsked'`: n8n creates (and finishes) the executions of the emits so far. */
 	createExecutions(): void;
+	/** With `executions: 'held'`: the executions created so far finish now (their done promises resolve). */
+	finishExecutions(): void;
 	/** n8n killed (SIGKILL) now: executions not created yet never are, nothing more is saved or sent. */
 	kill(): void;
 }
@@ -165,9 +167,11 @@ export interface StartTriggerOptions {
 	 * When n8n creates an emit's execution. 'atEmit' (default): at once, and the execution finishes at
 	 * once (the emit's done promise resolves, as n8n's does when the run ends). 'whenAsked': only when the
 	 * test calls `createExecutions()`, as a busy n8n creates them a while after the emit (it first reads
-	 * the workflow, then inserts the execution): a kill meanwhile loses those executions.
+	 * the workflow, then inserts the execution): a kill meanwhile loses those executions. 'held': created
+	 * at once, and they run until the test calls `finishExecutions()` (or the trigger is closed), as a
+	 * workflow that takes a while (an AI agent thinking).
 	 */
-	executions?: 'atEmit' | 'whenAsked';
+	executions?: 'atEmit' | 'whenAsked' | 'held';
 }
 
 export interface ManualTriggerRun {
@@ -497,9 +501,12 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			};
 			/** Emits whose execution n8n has not created yet (`executions: 'whenAsked'`). */
 			const creating: Array<() => void> = [];
+			/** Executions that run until the test finishes them (`executions: 'held'`). */
+			const running: Array<() => void> = [];
 			const close = async (): Promise<void> => {
 				// n8n stopping the trigger cleanly still creates the executions it was emitted (a dead one does not).
 				for (const create of creating.splice(0)) if (!dead) create();
+				for (const finish of running.splice(0)) finish();
 				closing ??= (async () => {
 					await started.response?.closeFunction?.();
 				})();
@@ -535,8 +542,9 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					emitted.push(data);
 					if (dieAt?.emit === emits && dieAt.when === 'executionOnly') return die();
 					startOptions.onEmit?.(data);
-					// The execution has nothing to run here: it finishes at once.
-					done?.resolve(undefined as never);
+					// The execution has nothing to run here: it finishes at once, or when the test says.
+					if (startOptions.executions === 'held') running.push(() => done?.resolve(undefined as never));
+					else done?.resolve(undefined as never);
 					settle();
 					if (dieAt?.emit === emits && dieAt.when === 'after') die();
 				};
@@ -582,6 +590,9 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				},
 				createExecutions: () => {
 					for (const create of creating.splice(0)) if (!dead) create();
+				},
+				finishExecutions: () => {
+					for (const finish of running.splice(0)) finish();
 				},
 				kill: () => {
 					creating.length = 0;

@@ -11,6 +11,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { postedToChat } from '../../shared/chatPosts';
 import { apiRequest } from '../../shared/transport/client';
 import { failureOf, isRefusal, messageOf, refusalIn } from '../../shared/transport/failure';
 import { tokenOf } from '../../shared/transport/token';
@@ -28,7 +29,7 @@ export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 100;
 
 /** What running an operation's items needs to know of it. */
-export interface ItemOperation extends Pick<Method, 'queue' | 'output' | 'idempotent' | 'longPollParam' | 'refusals' | 'moot'> {
+export interface ItemOperation extends Pick<Method, 'queue' | 'output' | 'idempotent' | 'longPollParam' | 'refusals' | 'moot' | 'postsToChat'> {
 	/** Whether items have their own "Options" to read (the method's own, or Split Into Items). */
 	readonly hasItemOptions: boolean;
 	/** The requests of one item, read and checked; throws the input error before anything is sent. */
@@ -183,6 +184,17 @@ function itemList(positions: number[]): string {
 	return ranges.join(', ');
 }
 
+/**
+ * The bot posts to a chat: a trigger of this process showing "typing…" there stops renewing it. Told
+ * as the request begins (the chat as given) and once the service took it (the chat as the service
+ * names it in the sent message: a `chat_id` may be a username).
+ */
+async function tellPosted(ctx: IExecuteFunctions, result: unknown, body: IDataObject): Promise<void> {
+	const sentTo = typeof result === 'object' && result !== null ? (result as { chat?: { id?: unknown } }).chat?.id : undefined;
+	const chatId = sentTo ?? body.chat_id;
+	if (typeof chatId === 'string' || typeof chatId === 'number') postedToChat(await tokenOf(ctx), String(chatId));
+}
+
 /** Reads, sends and outputs every input item of `operation`. */
 export async function runItems(this: IExecuteFunctions, operation: ItemOperation): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -227,12 +239,15 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 			run: async (itemIndex) => {
 				for (const request of requests[itemIndex] ?? []) {
 					const longPoll = operation.longPollParam ? request.body[operation.longPollParam] : undefined;
-					const send = async (body: IDataObject): Promise<unknown> =>
-						await apiRequest(this, request.method, body, {
+					const send = async (body: IDataObject): Promise<unknown> => {
+						// Told before too: a renewal of "typing…" sent meanwhile would show it again after the post.
+						if (operation.postsToChat) await tellPosted(this, undefined, body);
+						return await apiRequest(this, request.method, body, {
 							itemIndex,
 							idempotent: operation.idempotent === true,
 							longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
 						});
+					};
 					// A refusal of what a parameter kind prepared sent nothing: the request goes out as the
 					// kind's fallback rather than not at all (kind.ts).
 					const { result, fellBackTo, notice } = await send(request.body).then(
@@ -246,6 +261,7 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 							return { result: await send(fallback.body(request.body)), fellBackTo: fallback, notice: undefined };
 						},
 					);
+					if (operation.postsToChat) await tellPosted(this, result, request.body);
 					const shaped = shapeResult(operation.output, result, request.body, !listAsOneItem.has(itemIndex), items[itemIndex].json, handyNames);
 					if (fellBackTo) for (const json of shaped) json[fellBackTo.flag] = true;
 					if (notice !== undefined) {

@@ -87,6 +87,7 @@ function sendMedia(name: string, field: string, noun: string, onlyMimeTypes?: Pa
 		...about(name, `Send a ${noun}`, `Sends a ${noun}: a file of the input item, or one already in the service's media storage`),
 		params: [chat(), media, caption(), parseMode(['HTML', 'Markdown', MARKDOWN_FROM_AI]), replyTo(), disableNotification(), replyMarkup()],
 		output: { kind: 'sentMedia', field },
+		postsToChat: true,
 	};
 }
 
@@ -98,6 +99,7 @@ export const messageMethods: readonly Method[] = inResource('message', [
 	{
 		...about('sendMessage', 'Send a text message', 'Sends a text message, optionally with a keyboard'),
 		isDefault: true,
+		postsToChat: true,
 		params: [
 			chat(),
 			{
@@ -134,12 +136,14 @@ export const messageMethods: readonly Method[] = inResource('message', [
 		...about('forwardMessage', 'Forward a message', 'Forwards a message and keeps the original sender attribution'),
 		params: [destinationChat(), fromChat(), messageId('Sequence number of the message to forward'), disableNotification()],
 		output: { kind: 'object' },
+		postsToChat: true,
 	},
 	{
 		...about('copyMessage', 'Copy a message', 'Copies a text or media message without a forward header'),
 		// Spec 4.1: "a new reply markup may be given", so every kind; None keeps the original's keyboard.
 		params: [destinationChat(), fromChat(), messageId('Sequence number of the message to copy'), caption(), parseMode(), replyTo(), disableNotification(), replyMarkup()],
 		output: { kind: 'copiedMessage' },
+		postsToChat: true,
 	},
 	{
 		...about('editMessageText', 'Edit the text of a message', 'Replaces the text of a message the bot sent'),

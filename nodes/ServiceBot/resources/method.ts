@@ -92,6 +92,11 @@ export interface Method {
 	readonly isDefault?: boolean;
 	/** Only reads (or repeats harmlessly): repeated after a network error or a 5xx. */
 	readonly idempotent?: boolean;
+	/**
+	 * Posts a new message to its `chat_id`, which ends the chat action the service shows there: a
+	 * trigger's Show Typing stops renewing "typing…" in that chat once the service took it (chatPosts.ts).
+	 */
+	readonly postsToChat?: boolean;
 	readonly queue: Queue;
 	readonly params: readonly Param[];
 	readonly output: Output;

@@ -15,7 +15,7 @@ import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigge
 import { recentToken } from '../../shared/transport/token';
 import { routed } from '../../shared/trigger/output';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
-import { showTyping } from '../../shared/trigger/typing';
+import { pushAnswered, showTyping } from '../../shared/trigger/typing';
 import { answerAtTheBound, isShuttingDown, refuse } from './answer';
 import { registeredSecretDigests } from './lifecycle';
 import { forwardToListeners, isProbe } from './forward';
@@ -119,7 +119,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		}
 		return {};
 	}
-	if (settings.showTyping) showTyping(this, delivery.update);
+	if (settings.showTyping) showTyping(this, delivery.update, pushAnswered(this));
 	// A file is fetched before the execution starts (n8n starts it once webhook() returned); the bound
 	// answers the service meanwhile when it takes long. A failed download still runs the message.
 	const item = hasFilesToDownload([delivery.update], settings) ? await withFiles(this, [delivery.update], delivery.item, settings) : { json: delivery.item };

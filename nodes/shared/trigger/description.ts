@@ -78,7 +78,7 @@ const showTyping: INodeProperties = {
 	// On once added (an option left out stays off): adding it is asking for it.
 	default: true,
 	description:
-		'Whether to show "typing…" in the chat as soon as a message that starts the workflow arrives (the service shows it for a few seconds, or until the bot\'s next message), so the user sees the bot is working while, say, an AI agent thinks',
+		'Whether to show "typing…" in the chat as soon as a message that starts the workflow arrives, and keep it shown while the workflow runs (until it sends a message to that chat or ends; at most 3 minutes), so the user sees the bot is working while, say, an AI agent thinks',
 };
 
 const separateOutputs: INodeProperties = {
