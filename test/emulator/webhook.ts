@@ -71,6 +71,10 @@ export class WebhookPusher {
 	private readonly options: PushOptions;
 	/** total push attempts made (for tests / debugging) */
 	attempts = 0;
+	/** pushes answered 2xx */
+	private delivered = 0;
+	/** failed attempts (each is sent again after the backoff), by what failed: `404 Not Found`, `Connection refused`, … */
+	private readonly failed = new Map<string, number>();
 
 	constructor(
 		private readonly world: World,
@@ -140,6 +144,11 @@ export class WebhookPusher {
 		return true;
 	}
 
+	/** Push attempts so far: made, answered 2xx, and the failed ones by what failed (`GET /_emulator/chaos`). */
+	stats(): { attempts: number; delivered: number; failed: Record<string, number> } {
+		return { attempts: this.attempts, delivered: this.delivered, failed: Object.fromEntries(this.failed) };
+	}
+
 	pushesInFlight(bot: BotRecord): number {
 		return this.inFlight.get(bot)?.size ?? 0;
 	}
@@ -207,9 +216,12 @@ export class WebhookPusher {
 				error = describeNetworkError(err);
 			}
 			if (error === null) {
+				this.delivered += 1;
 				this.remove(bot, update);
 				return;
 			}
+			const reason = error.replace(/^Wrong response from the webhook: /, '');
+			this.failed.set(reason, (this.failed.get(reason) ?? 0) + 1);
 			if (bot.webhook && bot.webhook.generation === generation) bot.webhook.lastError = { date: nowSeconds(), message: error };
 			const left = this.remainingMs(update);
 			if (attempt >= maxAttempts || left <= 0) {
