@@ -725,6 +725,9 @@ class EmulatorImpl implements Emulator {
 				case 'GET /chaos':
 					out = { rate: this.chaos?.options.rate ?? 0, counts: this.chaos?.counts ?? null, pushes: this.pusher.stats() };
 					break;
+				case 'GET /pushes':
+					out = this.pusher.log;
+					break;
 				case 'GET /idle':
 					await this.idle(Number(params.get('timeoutMs') ?? 15000));
 					out = { idle: true };

@@ -75,6 +75,8 @@ export class WebhookPusher {
 	private delivered = 0;
 	/** failed attempts (each is sent again after the backoff), by what failed: `404 Not Found`, `Connection refused`, … */
 	private readonly failed = new Map<string, number>();
+	/** every push attempt: which update, when it was sent and answered, and what failed (null: delivered) */
+	readonly log: Array<{ updateId: number; at: number; answeredAt: number; error: string | null }> = [];
 
 	constructor(
 		private readonly world: World,
@@ -195,6 +197,7 @@ export class WebhookPusher {
 				return;
 			}
 			let error: string | null = null;
+			const sentAt = Date.now();
 			try {
 				this.attempts += 1;
 				const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -215,6 +218,7 @@ export class WebhookPusher {
 			} catch (err) {
 				error = describeNetworkError(err);
 			}
+			this.log.push({ updateId: update.update_id, at: sentAt, answeredAt: Date.now(), error });
 			if (error === null) {
 				this.delivered += 1;
 				this.remove(bot, update);

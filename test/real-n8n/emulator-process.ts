@@ -219,6 +219,11 @@ export class EmulatorProcess {
 		return this.control('GET', 'chaos');
 	}
 
+	/** Every webhook push attempt so far: the update, when it was sent and answered, what failed (null: delivered). */
+	pushes(): Promise<Array<{ updateId: number; at: number; answeredAt: number; error: string | null }>> {
+		return this.control('GET', 'pushes');
+	}
+
 	/** Resolves once no webhook push is running or due. */
 	idle(timeoutMs = 60_000): Promise<{ idle: boolean }> {
 		return this.control('GET', `idle?timeoutMs=${timeoutMs}`);

@@ -8,6 +8,8 @@
 export interface SentUpdate {
 	text: string;
 	sentAt: number;
+	/** the service's update_id (in the records, to follow its pushes) */
+	updateId?: number;
 }
 
 /** A reply the service received and executed (a sendMessage it stored): which workflow, for which update, when it arrived. */

@@ -6,7 +6,7 @@
  * again in the same user folder. What it recorded becomes the figures of ./figures.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_NAME } from '../../dev/demo';
@@ -169,8 +169,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			const text = `soak-${counter}`;
 			const chat = chats[counter % chats.length];
 			const sentAt = Date.now();
-			await emulator.userSends(text, chat.chatId, chat.userId);
-			sent.push({ text, sentAt });
+			const update = await emulator.userSends(text, chat.chatId, chat.userId);
+			sent.push({ text, sentAt, updateId: Number(update.update_id) });
 		};
 		const replies = async (): Promise<Reply[]> => {
 			const out: Reply[] = [];
@@ -209,30 +209,36 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		const restarts: SoakResult['restarts'] = [];
 		const steadyStart = Date.now();
 		const remaining = options.updates - options.burst;
+		// The restarts: one per `restartEvery` seconds of nominal sending (updates / rate), at least one; with
+		// --kill-once at least two, the second a SIGKILL (a SIGTERM restart comes first).
+		const nominalSeconds = remaining / options.rate;
+		const restartCount = options.restartEvery > 0 ? Math.max(options.killOnce ? 2 : 1, Math.floor(nominalSeconds / options.restartEvery)) : 0;
+		const killAt = options.killOnce ? 2 : 0;
+		// The updates go out in restartCount + 1 equal parts at `rate`; a part sent before its restart came waits for
+		// that restart's signal, so every restart has updates on their way around it however long restarts take.
+		const signalled: Array<() => void> = [];
+		const signals = Array.from({ length: restartCount }, () => new Promise<void>((resolve) => signalled.push(resolve)));
 		const sending = (async () => {
-			for (let i = 0; i < remaining; i++) {
-				const due = steadyStart + (i * 1000) / options.rate;
-				if (due > Date.now()) await sleep(due - Date.now());
-				await send();
+			let next = Date.now();
+			for (let part = 0; part <= restartCount; part++) {
+				const size = Math.floor(((part + 1) * remaining) / (restartCount + 1)) - Math.floor((part * remaining) / (restartCount + 1));
+				for (let i = 0; i < size; i++) {
+					if (next > Date.now()) await sleep(next - Date.now());
+					next = Math.max(next, Date.now() - 1000) + 1000 / options.rate;
+					await send();
+				}
+				if (part < restartCount) await signals[part];
 			}
 		})();
-		const sendingSeconds = remaining / options.rate;
-		let sendingDone = false;
-		void sending.finally(() => {
-			sendingDone = true;
-		});
-		const restartCount = options.restartEvery > 0 ? Math.ceil(sendingSeconds / options.restartEvery) - 1 : 0;
-		// With --kill-once the second restart is the kill (the first, when there is only one): a SIGTERM restart comes first.
-		const killAt = options.killOnce ? Math.min(2, restartCount) : 0;
 		for (let k = 1; k <= restartCount; k++) {
 			// On schedule, but never before the process has been up for 10 s (a restart can take longer than the interval).
 			const at = Math.max(steadyStart + k * options.restartEvery * 1000, processes[processes.length - 1].readyAt + 10_000);
 			if (at > Date.now()) await sleep(at - Date.now());
-			if (sendingDone) break;
 			const by = k === killAt ? 'SIGKILL' : 'SIGTERM';
 			const current = processes[processes.length - 1];
 			current.stoppedBy = by;
 			current.signalAt = Date.now();
+			signalled[k - 1]();
 			const pid = n8n.serverPid();
 			if (by === 'SIGKILL') {
 				await n8n.kill();
@@ -281,6 +287,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		await sleep(Math.min(10_000, options.drainQuietMs));
 		const figures = computeFigures(sent, await replies(), processes, { workflows: [...WORKFLOWS], settleMs: options.settleMs, delayLimitMs: options.delayLimitMs });
 		const chaos = await emulator.chaos();
+		// The raw records, to look into a figure afterwards (which process sent what, when each push was tried).
+		writeFileSync(
+			join(options.dir, 'records.json'),
+			JSON.stringify({ processes, sent, replies: await replies(), pushes: await emulator.pushes(), sendMessageCalls: (await emulator.calls('sendMessage')).map(({ seq, status, at, body }) => ({ seq, status, at, chat_id: body.chat_id, text: body.text })) }),
+		);
 		await n8n.stop();
 		processes[processes.length - 1].exitedAt = Date.now();
 		const { install: _install, tarball: _tarball, log: _log, ...shown } = options;
