@@ -300,7 +300,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		);
 		await n8n.stop();
 		processes[processes.length - 1].exitedAt = Date.now();
-		const { install: _install, tarball: _tarball, log: _log, ...shown } = options;
+		const shown: SoakResult['options'] = { ...options };
+		for (const key of ['install', 'tarball', 'log']) delete (shown as Record<string, unknown>)[key];
 		return {
 			options: shown,
 			figures,
