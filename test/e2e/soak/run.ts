@@ -6,7 +6,7 @@
  *
  * Usage: ts-node test/e2e/soak/run.ts [--trigger webhook|polling|both] [--mode regular] [--updates N]
  *   [--rate R] [--burst N] [--restart-every S] [--kill-once] [--chaos R] [--seed N] [--max-connections N]
- *   [--chats N] [--drain S]
+ *   [--chats N] [--drain S] [--join-wait S]
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -31,10 +31,11 @@ interface Args {
 	maxConnections: number;
 	chats: number;
 	drainSeconds: number;
+	joinWaitSeconds: number;
 }
 
 function parseArgs(argv: string[]): Args {
-	const args: Args = { triggers: ['webhook', 'polling'], updates: 150, rate: 2, burst: undefined, restartEvery: 120, killOnce: false, chaos: 0.1, seed: 1, maxConnections: 1, chats: 5, drainSeconds: 60 };
+	const args: Args = { triggers: ['webhook', 'polling'], updates: 150, rate: 2, burst: undefined, restartEvery: 120, killOnce: false, chaos: 0.1, seed: 1, maxConnections: 1, chats: 5, drainSeconds: 60, joinWaitSeconds: 5 };
 	for (let i = 0; i < argv.length; i++) {
 		const [flag, inline] = argv[i].includes('=') ? [argv[i].slice(0, argv[i].indexOf('=')), argv[i].slice(argv[i].indexOf('=') + 1)] : [argv[i], undefined];
 		const value = (): string => {
@@ -86,6 +87,9 @@ function parseArgs(argv: string[]): Args {
 				break;
 			case '--chats':
 				args.chats = Math.round(number(1));
+				break;
+			case '--join-wait':
+				args.joinWaitSeconds = number(0);
 				break;
 			case '--drain':
 				args.drainSeconds = number(1);
@@ -150,6 +154,7 @@ async function main(): Promise<number> {
 			drainQuietMs: args.drainSeconds * 1000,
 			settleMs: 15_000,
 			delayLimitMs: 10_000,
+			joinWaitMs: args.joinWaitSeconds * 1000,
 			dir,
 			install,
 			tarball,
