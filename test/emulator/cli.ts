@@ -3,7 +3,7 @@
  *   {"baseUrl":"http://127.0.0.1:PORT","token":"...","demo":{...}}
  * Usage: npx ts-node --transpile-only --project test/tsconfig.json test/emulator/cli.ts [--port N] [--allow-local-webhooks]
  *        [--webhook-retry-base-ms N] [--webhook-retry-max-ms N] [--webhook-retention-ms N] [--webhook-timeout-ms N]
- *        [--old-messages] [--telegram-secret-header]
+ *        [--old-messages] [--telegram-secret-header] [--chaos-rate R] [--chaos-seed N]
  * SIGINT / SIGTERM close it. Logs (if any) go to stderr.
  */
 import { startEmulator } from './server';
@@ -42,12 +42,22 @@ function parseArgs(argv: string[]): EmulatorOptions {
 			case '--telegram-secret-header':
 				opts.telegramSecretHeader = true;
 				break;
+			case '--chaos-rate': {
+				const v = inline ?? argv[++i];
+				const rate = Number(v);
+				if (v === undefined || !(rate >= 0 && rate <= 1)) throw new Error('--chaos-rate needs a number between 0 and 1');
+				opts.chaos = { ...opts.chaos, rate };
+				break;
+			}
+			case '--chaos-seed':
+				opts.chaos = { rate: opts.chaos?.rate ?? 0, seed: value() };
+				break;
 			case '--old-messages':
 				opts.oldMessages = true;
 				break;
 			case '--help':
 			case '-h':
-				process.stderr.write('usage: cli.ts [--port N] [--allow-local-webhooks] [--webhook-retry-base-ms N] [--webhook-retry-max-ms N] [--webhook-retention-ms N] [--webhook-timeout-ms N] [--old-messages] [--telegram-secret-header]\n');
+				process.stderr.write('usage: cli.ts [--port N] [--allow-local-webhooks] [--webhook-retry-base-ms N] [--webhook-retry-max-ms N] [--webhook-retention-ms N] [--webhook-timeout-ms N] [--old-messages] [--telegram-secret-header] [--chaos-rate R] [--chaos-seed N]\n');
 				process.exit(0);
 				break;
 			default:

@@ -2,6 +2,8 @@ import { createServer, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GET_METHODS } from '../spec';
+import { Chaos } from './chaos';
+import type { ChaosOptions } from './chaos';
 import { chatActionText, chatPage } from './chat-page';
 import { USER_FILE_LIMIT_BYTES, oversizedBody } from './files';
 import { Described, buildHandlers } from './methods';
@@ -46,6 +48,8 @@ export interface EmulatorOptions {
 	oldMessages?: boolean;
 	/** default false; when true pushes carry the secret under Telegram's header name too (n8n's Telegram Trigger reads that one) */
 	telegramSecretHeader?: boolean;
+	/** default none; a share of the Bot API's answers fail at random (chaos.ts; also `POST /_emulator/chaos`) */
+	chaos?: ChaosOptions;
 }
 
 export interface RecordedCall {
@@ -281,6 +285,8 @@ class EmulatorImpl implements Emulator {
 	readonly world = new World();
 	readonly calls: RecordedCall[] = [];
 	private faults: ActiveFault[] = [];
+	/** random failures of a share of the calls, after the injected faults (chaos.ts) */
+	private chaos?: Chaos;
 	private seq = 0;
 	private readonly handlers = buildHandlers();
 	private readonly methodNames = new Map<string, string>();
@@ -299,6 +305,7 @@ class EmulatorImpl implements Emulator {
 			telegramSecretHeader: options.telegramSecretHeader === true,
 		});
 		this.world.oldMessages = options.oldMessages === true;
+		if (options.chaos && options.chaos.rate > 0) this.chaos = new Chaos(options.chaos);
 		this.world.onQueued = (bot) => {
 			if (bot.webhook) this.pusher.kick(bot);
 			else bot.poller?.wake('update');
@@ -495,7 +502,10 @@ class EmulatorImpl implements Emulator {
 				(x.kind !== 'oversize' || method === 'file') &&
 				(x.when === undefined || x.when({ token, method, body: call.body })),
 		);
-		if (!f) return undefined;
+		if (!f) {
+			const random = this.chaos?.faultFor(method);
+			return random ? { ...random, remaining: 0 } : undefined;
+		}
 		f.remaining -= 1;
 		this.faults = this.faults.filter((x) => x.remaining > 0);
 		return f;
@@ -714,6 +724,20 @@ class EmulatorImpl implements Emulator {
 				case 'DELETE /faults':
 					this.clearFaults();
 					out = { ok: true };
+					break;
+				case 'POST /chaos': {
+					const rate = Number(body.rate ?? 0);
+					if (!(rate >= 0 && rate <= 1)) throw new ControlError('rate must be a number between 0 and 1');
+					const seed = body.seed === undefined ? undefined : Number(body.seed);
+					this.chaos = rate > 0 ? new Chaos({ rate, seed }) : undefined;
+					out = { ok: true };
+					break;
+				}
+				case 'GET /chaos':
+					out = { rate: this.chaos?.options.rate ?? 0, counts: this.chaos?.counts ?? null, pushes: this.pusher.stats() };
+					break;
+				case 'GET /pushes':
+					out = this.pusher.log;
 					break;
 				case 'GET /idle':
 					await this.idle(Number(params.get('timeoutMs') ?? 15000));

@@ -71,6 +71,12 @@ export class WebhookPusher {
 	private readonly options: PushOptions;
 	/** total push attempts made (for tests / debugging) */
 	attempts = 0;
+	/** pushes answered 2xx */
+	private delivered = 0;
+	/** failed attempts (each is sent again after the backoff), by what failed: `404 Not Found`, `Connection refused`, … */
+	private readonly failed = new Map<string, number>();
+	/** every push attempt: which update, when it was sent and answered, and what failed (null: delivered) */
+	readonly log: Array<{ updateId: number; at: number; answeredAt: number; error: string | null }> = [];
 
 	constructor(
 		private readonly world: World,
@@ -140,6 +146,11 @@ export class WebhookPusher {
 		return true;
 	}
 
+	/** Push attempts so far: made, answered 2xx, and the failed ones by what failed (`GET /_emulator/chaos`). */
+	stats(): { attempts: number; delivered: number; failed: Record<string, number> } {
+		return { attempts: this.attempts, delivered: this.delivered, failed: Object.fromEntries(this.failed) };
+	}
+
 	pushesInFlight(bot: BotRecord): number {
 		return this.inFlight.get(bot)?.size ?? 0;
 	}
@@ -186,6 +197,7 @@ export class WebhookPusher {
 				return;
 			}
 			let error: string | null = null;
+			const sentAt = Date.now();
 			try {
 				this.attempts += 1;
 				const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -206,10 +218,14 @@ export class WebhookPusher {
 			} catch (err) {
 				error = describeNetworkError(err);
 			}
+			this.log.push({ updateId: update.update_id, at: sentAt, answeredAt: Date.now(), error });
 			if (error === null) {
+				this.delivered += 1;
 				this.remove(bot, update);
 				return;
 			}
+			const reason = error.replace(/^Wrong response from the webhook: /, '');
+			this.failed.set(reason, (this.failed.get(reason) ?? 0) + 1);
 			if (bot.webhook && bot.webhook.generation === generation) bot.webhook.lastError = { date: nowSeconds(), message: error };
 			const left = this.remainingMs(update);
 			if (attempt >= maxAttempts || left <= 0) {

@@ -60,6 +60,15 @@ export interface EmulatorStartOptions {
 	timeoutMs?: number;
 	/** Pushes carry the secret under Telegram's header name too (for n8n's Telegram Trigger, the queue bench). */
 	telegramSecretHeader?: boolean;
+	/** Further arguments of test/emulator/cli.ts, e.g. `['--webhook-retry-max-ms', '4000']`. */
+	args?: string[];
+}
+
+/** Random failures the emulator injects into a share of its answers (test/emulator/chaos.ts), and its pushes so far. */
+export interface ChaosView {
+	rate: number;
+	counts: { calls: number; tooManyRequests: number; slow: number; badGateway: number; dropped: number } | null;
+	pushes: { attempts: number; delivered: number; failed: Record<string, number> };
 }
 
 export class EmulatorProcess {
@@ -77,6 +86,7 @@ export class EmulatorProcess {
 		if (options.retryBaseMs !== undefined) args.push('--webhook-retry-base-ms', String(options.retryBaseMs));
 		if (options.timeoutMs !== undefined) args.push('--webhook-timeout-ms', String(options.timeoutMs));
 		if (options.telegramSecretHeader) args.push('--telegram-secret-header');
+		args.push(...(options.args ?? []));
 		const proc = spawnProc('emulator', process.execPath, args, { cwd: ROOT, logFile: options.logFile, echo: options.echo });
 		let first: string | undefined;
 		proc.onLine((line) => {
@@ -197,6 +207,21 @@ export class EmulatorProcess {
 	/** Forgets the faults still armed. */
 	clearFaults(): Promise<{ ok: true }> {
 		return this.control('DELETE', 'faults');
+	}
+
+	/** A share `rate` (0–1; 0 = off) of the Bot API's answers fail from now on, at random from `seed` (test/emulator/chaos.ts). */
+	setChaos(rate: number, seed?: number): Promise<{ ok: true }> {
+		return this.control('POST', 'chaos', { rate, seed });
+	}
+
+	/** What chaos injected so far, and the webhook pushes: made, answered 2xx, failed by reason. */
+	chaos(): Promise<ChaosView> {
+		return this.control('GET', 'chaos');
+	}
+
+	/** Every webhook push attempt so far: the update, when it was sent and answered, what failed (null: delivered). */
+	pushes(): Promise<Array<{ updateId: number; at: number; answeredAt: number; error: string | null }>> {
+		return this.control('GET', 'pushes');
 	}
 
 	/** Resolves once no webhook push is running or due. */

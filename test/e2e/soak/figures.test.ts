@@ -1,0 +1,55 @@
+import { computeFigures, processAt, quantile, restartWindows } from './figures';
+import type { ProcessWindow } from './figures';
+
+/** Two processes: the first ran 0–100 s and got SIGTERM at 90 s; the second was ready at 110 s and runs on. */
+const PROCESSES: ProcessWindow[] = [
+	{ startedAt: 0, readyAt: 10_000, stoppedBy: 'SIGTERM', signalAt: 90_000, exitedAt: 100_000 },
+	{ startedAt: 101_000, readyAt: 110_000 },
+];
+const OPTIONS = { workflows: ['A', 'B'], settleMs: 5_000, delayLimitMs: 10_000 };
+
+describe('the soak figures', () => {
+	it('a restart window runs from the signal to settleMs after the next process was ready; a reply belongs to the process that ran then', () => {
+		expect(restartWindows(PROCESSES, 5_000)).toEqual([[90_000, 115_000]]);
+		expect([processAt(PROCESSES, 50_000), processAt(PROCESSES, 100_500), processAt(PROCESSES, 500_000)]).toEqual([0, -1, 1]);
+	});
+
+	it('counts a pair without a reply as lost, a second reply of the same process as twice within it, of the next as twice across', () => {
+		const figures = computeFigures(
+			[
+				{ text: 'u1', sentAt: 20_000 },
+				{ text: 'u2', sentAt: 85_000 },
+			],
+			[
+				{ workflow: 'A', text: 'u1', at: 21_000 },
+				{ workflow: 'B', text: 'u1', at: 21_500 },
+				{ workflow: 'B', text: 'u1', at: 22_000 },
+				{ workflow: 'A', text: 'u2', at: 86_000 },
+				{ workflow: 'A', text: 'u2', at: 112_000 },
+			],
+			PROCESSES,
+			OPTIONS,
+		);
+		expect(figures).toMatchObject({ updates: 2, expected: 4, replies: 5, lost: 1, lostExamples: ['B: u2'], twiceWithinProcess: 1, twiceAcrossProcesses: 1 });
+		// u2 lost a reply (no end, not measured): only u1 counts for latency (1000 and 1500 ms).
+		expect(figures).toMatchObject({ outsideRestarts: 1, latencyMs: { p50: 1000, p99: 1500, max: 1500 }, spreadMaxMs: 500, delayedByAnother: 0, unattributed: 0 });
+	});
+
+	it('an update outside restart windows whose last reply came more than delayLimitMs after its first is delayed by another workflow', () => {
+		const figures = computeFigures(
+			[{ text: 'u1', sentAt: 20_000 }],
+			[
+				{ workflow: 'A', text: 'u1', at: 21_000 },
+				{ workflow: 'B', text: 'u1', at: 32_000 },
+			],
+			PROCESSES,
+			OPTIONS,
+		);
+		expect(figures).toMatchObject({ lost: 0, delayedByAnother: 1, spreadMaxMs: 11_000, latencyMs: { max: 12_000 } });
+	});
+
+	it('quantiles by nearest rank', () => {
+		const values = Array.from({ length: 100 }, (_, i) => i + 1);
+		expect([quantile(values, 0.5), quantile(values, 0.99), quantile(values, 1)]).toEqual([50, 99, 100]);
+	});
+});

@@ -1,0 +1,324 @@
+/**
+ * One soak run: three workflows on one bot in real n8n (trigger → Send Message `<workflow name>: <text>`
+ * to the chat the update came from, both fields expressions on the trigger's data), the emulator failing a
+ * share of its answers (test/emulator/chaos.ts) and re-sending pushes n8n did not take, users sending
+ * messages at a steady rate, and n8n stopped with SIGTERM every few seconds (once with SIGKILL) and started
+ * again in the same user folder. What it recorded becomes the figures of ./figures.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { DEMO_CREDENTIAL_NAME } from '../../dev/demo';
+import { EmulatorProcess } from '../../real-n8n/emulator-process';
+import type { ChaosView, WebhookView } from '../../real-n8n/emulator-process';
+import type { N8nInstall } from '../../real-n8n/install';
+import { installPackage } from '../../real-n8n/install';
+import type { Json } from '../../real-n8n/n8n';
+import { N8n } from '../../real-n8n/n8n';
+import { sleep, waitFor } from '../../real-n8n/processes';
+import { inSequence, pollingTrigger, sendMessage, webhookTrigger } from '../lib/workflow';
+import { computeFigures } from './figures';
+import type { Figures, ProcessWindow, Reply, SentUpdate } from './figures';
+
+export type TriggerKind = 'webhook' | 'polling';
+
+export interface SoakOptions {
+	trigger: TriggerKind;
+	/** updates users send in all (the burst's included) */
+	updates: number;
+	/** updates per second in the steady part */
+	rate: number;
+	/** updates sent at once first, before any restart, to measure the shared bot's throughput */
+	burst: number;
+	/** seconds between restarts of n8n during the steady part (0: none) */
+	restartEvery: number;
+	/** the second restart (the only one, if there is one) is a SIGKILL instead of a SIGTERM */
+	killOnce: boolean;
+	/** share of the service's answers that fail (0–1) */
+	chaosRate: number;
+	seed: number;
+	/** the webhook triggers' Max Connections (how many pushes the service sends at once) */
+	maxConnections: number;
+	/** chats the messages come from, round-robin */
+	chats: number;
+	/** after the last update, how long without a new reply ends the wait for the rest */
+	drainQuietMs: number;
+	settleMs: number;
+	delayLimitMs: number;
+	/** polling: the wait after publishing before the first message (the triggers join the bot's feed) */
+	joinWaitMs: number;
+	dir: string;
+	install: N8nInstall;
+	tarball: string;
+	log: (message: string) => void;
+}
+
+export interface SoakResult {
+	options: Omit<SoakOptions, 'install' | 'tarball' | 'log'>;
+	figures: Figures;
+	/** the burst: updates / seconds from its first message to its last reply */
+	throughput: { updates: number; seconds: number; updatesPerSecond: number; repliesPerSecond: number; complete: boolean } | null;
+	restarts: Array<{ by: 'SIGTERM' | 'SIGKILL'; atSecond: number; exitSeconds: number; downSeconds: number }>;
+	chaos: ChaosView;
+	/** n8n's log lines that matter here, counted over every process */
+	n8nLog: Record<string, number>;
+	seconds: number;
+	/** the machine's load average (1 min) at the start and the end */
+	load: [number, number];
+}
+
+export const WORKFLOWS = ['Soak A', 'Soak B', 'Soak C'] as const;
+const TRIGGER_NAME = 'Bot Trigger';
+const REPLY = /^(Soak [ABC]): (soak-\d+)$/;
+
+/** Trigger (version 2: `chat_id` and `text` on the item) → Send Message `<workflow name>: <text>` to the chat it came from. */
+function soakWorkflow(name: string, trigger: TriggerKind, credentialId: string, maxConnections: number): Json {
+	const placed = { id: randomUUID(), name: TRIGGER_NAME, position: [0, 0] as [number, number], credentialId, typeVersion: 2 as const, updates: ['message'] };
+	return {
+		name,
+		settings: { executionOrder: 'v1' },
+		nodes: [
+			trigger === 'webhook' ? webhookTrigger({ ...placed, webhookId: randomUUID(), options: { maxConnections } }) : pollingTrigger(placed),
+			sendMessage({ id: randomUUID(), name: 'Reply', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text: '={{ $workflow.name }}: {{ $json.text }}' }),
+		],
+		connections: inSequence(TRIGGER_NAME, 'Reply'),
+	};
+}
+
+/** How many workflows the bot's webhook names (its listener list, or one). */
+function listenerCount(hook: WebhookView | null): number {
+	if (!hook || !hook.url) return 0;
+	const list = new URL(hook.url).searchParams.get('service-bot-listeners');
+	return list === null ? 1 : list.split(',').length;
+}
+
+function loadAverage(): number {
+	return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+}
+
+/** n8n log lines counted in the result: what n8n says about shutdowns and executions it gave up. */
+const LOG_MARKERS: Record<string, RegExp> = {
+	'shutdown timed out': /Shutdown timed out/,
+	'unfinished executions found at start': /Found unfinished executions/,
+	'executions marked crashed': /[Mm]arked executions as .?crashed/,
+	'duplicate deduplication key': /duplicate deduplication key/,
+	'problem with execution': /Problem with execution/,
+};
+
+function countLogMarkers(dir: string): Record<string, number> {
+	const counts: Record<string, number> = Object.fromEntries(Object.keys(LOG_MARKERS).map((name) => [name, 0]));
+	for (const file of readdirSync(dir)) {
+		if (!file.endsWith('.log')) continue;
+		for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
+			for (const [name, pattern] of Object.entries(LOG_MARKERS)) if (pattern.test(line)) counts[name] += 1;
+		}
+	}
+	return counts;
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+	const { log } = options;
+	const started = Date.now();
+	const load0 = loadAverage();
+	const emulator = await EmulatorProcess.start({
+		logFile: join(options.dir, 'emulator.log'),
+		// Telegram re-sends with growing waits; capped at 4 s here so a restart's backlog is not also a backoff.
+		retryBaseMs: 250,
+		args: ['--webhook-retry-max-ms', '4000'],
+	});
+	const userFolder = join(options.dir, 'user');
+	await installPackage(options.tarball, userFolder);
+	const n8n = new N8n({ install: options.install, userFolder, logDir: join(options.dir, 'logs'), ...(await N8n.ports()) });
+	const processes: ProcessWindow[] = [];
+	try {
+		// The chats the users write from: the demo private chat and more, one user each.
+		const chats: Array<{ chatId: string; userId: string }> = [{ chatId: emulator.demo.privateChatId, userId: emulator.demo.userId }];
+		for (let i = 1; i < options.chats; i++) {
+			const { userId } = await emulator.addUser(`Soak user ${i}`);
+			chats.push({ chatId: (await emulator.addPrivateChat(userId)).chatId, userId });
+		}
+
+		const startN8n = async (): Promise<void> => {
+			const window: ProcessWindow = { startedAt: Date.now(), readyAt: 0 };
+			processes.push(window);
+			await n8n.start();
+			window.readyAt = Date.now();
+		};
+		await startN8n();
+		log(`n8n ready in ${((processes[0].readyAt - processes[0].startedAt) / 1000).toFixed(1)} s; emulator at ${emulator.baseUrl}`);
+		await n8n.setupOwner();
+		const credential = await n8n.request('POST', '/rest/credentials', {
+			name: DEMO_CREDENTIAL_NAME,
+			type: 'serviceBotApi',
+			data: { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl },
+		});
+		for (const [index, name] of WORKFLOWS.entries()) {
+			const created = await n8n.createWorkflow(soakWorkflow(name, options.trigger, String(credential.id), options.maxConnections));
+			await n8n.activate(String(created.id));
+			if (options.trigger === 'webhook') {
+				await waitFor(`"${name}" to join the bot's webhook`, async () => listenerCount(await emulator.webhook()) === index + 1, { limitMs: 60_000 });
+			}
+		}
+		// n8n answers the publish before a polling trigger has joined the bot's feed: messages sent at once after
+		// it are not that workflow's (measured apart: README). The soak measures restarts, so it lets them join.
+		if (options.trigger === 'polling') await sleep(options.joinWaitMs);
+		log(`three ${options.trigger} workflows published on one bot${options.trigger === 'webhook' ? ` (max_connections ${(await emulator.webhook())?.maxConnections ?? '?'})` : ''}`);
+		if (options.chaosRate > 0) await emulator.setChaos(options.chaosRate, options.seed);
+		log(`chaos: ${Math.round(options.chaosRate * 100)}% of the service's answers fail (seed ${options.seed})`);
+
+		const sent: SentUpdate[] = [];
+		let counter = 0;
+		const send = async (): Promise<void> => {
+			counter += 1;
+			const text = `soak-${counter}`;
+			const chat = chats[counter % chats.length];
+			const sentAt = Date.now();
+			const update = await emulator.userSends(text, chat.chatId, chat.userId);
+			sent.push({ text, sentAt, updateId: Number(update.update_id) });
+		};
+		const replies = async (): Promise<Reply[]> => {
+			const out: Reply[] = [];
+			// A sendMessage the service executed: answered 200, or (status 0) executed after a slow answer n8n stopped waiting for.
+			for (const call of await emulator.calls('sendMessage')) {
+				const match = REPLY.exec(String(call.body.text ?? ''));
+				if (match && (call.status === 200 || call.status === 0)) out.push({ workflow: match[1], text: match[2], at: Number(call.at) });
+			}
+			return out;
+		};
+		const pairsAnswered = (list: Reply[], texts: Set<string>): number => new Set(list.filter((r) => texts.has(r.text)).map((r) => `${r.workflow}:${r.text}`)).size;
+
+		// 1. The burst: the shared bot's throughput, with chaos and without restarts.
+		let throughput: SoakResult['throughput'] = null;
+		if (options.burst > 0) {
+			const from = Date.now();
+			for (let i = 0; i < options.burst; i++) await send();
+			const texts = new Set(sent.map((u) => u.text));
+			const wanted = texts.size * WORKFLOWS.length;
+			let lastAt = from;
+			let answered = 0;
+			let lastProgress = Date.now();
+			// Until every reply is in, or none came for drainQuietMs: a reply lost here is counted as lost at the end.
+			for (;;) {
+				const list = (await replies()).filter((r) => texts.has(r.text));
+				lastAt = Math.max(from, ...list.map((r) => r.at));
+				const now = pairsAnswered(list, texts);
+				if (now > answered) {
+					answered = now;
+					lastProgress = Date.now();
+				}
+				if (answered >= wanted || Date.now() - lastProgress > options.drainQuietMs) break;
+				await sleep(500);
+			}
+			if (answered < wanted) log(`burst: only ${answered} of ${wanted} replies came (none for ${options.drainQuietMs / 1000} s); going on`);
+			const seconds = (lastAt - from) / 1000;
+			throughput = { updates: options.burst, seconds, updatesPerSecond: options.burst / seconds, repliesPerSecond: answered / seconds, complete: answered >= wanted };
+			log(`burst: ${options.burst} updates → ${answered} of ${wanted} replies in ${seconds.toFixed(1)} s (${throughput.updatesPerSecond.toFixed(2)} updates/s)`);
+		}
+
+		// 2. The steady part: messages at `rate` per second while n8n is restarted every `restartEvery` seconds.
+		const restarts: SoakResult['restarts'] = [];
+		const steadyStart = Date.now();
+		const remaining = options.updates - options.burst;
+		// The restarts: one per `restartEvery` seconds of nominal sending (updates / rate), at least one; with
+		// --kill-once at least two, the second a SIGKILL (a SIGTERM restart comes first).
+		const nominalSeconds = remaining / options.rate;
+		const restartCount = options.restartEvery > 0 ? Math.max(options.killOnce ? 2 : 1, Math.floor(nominalSeconds / options.restartEvery)) : 0;
+		const killAt = options.killOnce ? 2 : 0;
+		// The updates go out in restartCount + 1 equal parts at `rate`; a part sent before its restart came waits for
+		// that restart's signal, so every restart has updates on their way around it however long restarts take.
+		const signalled: Array<() => void> = [];
+		const signals = Array.from({ length: restartCount }, () => new Promise<void>((resolve) => signalled.push(resolve)));
+		const sending = (async () => {
+			let next = Date.now();
+			for (let part = 0; part <= restartCount; part++) {
+				const size = Math.floor(((part + 1) * remaining) / (restartCount + 1)) - Math.floor((part * remaining) / (restartCount + 1));
+				for (let i = 0; i < size; i++) {
+					if (next > Date.now()) await sleep(next - Date.now());
+					next = Math.max(next, Date.now() - 1000) + 1000 / options.rate;
+					await send();
+				}
+				if (part < restartCount) await signals[part];
+			}
+		})();
+		for (let k = 1; k <= restartCount; k++) {
+			// On schedule, but never before the process has been up for 10 s (a restart can take longer than the interval).
+			const at = Math.max(steadyStart + k * options.restartEvery * 1000, processes[processes.length - 1].readyAt + 10_000);
+			if (at > Date.now()) await sleep(at - Date.now());
+			const by = k === killAt ? 'SIGKILL' : 'SIGTERM';
+			const current = processes[processes.length - 1];
+			current.stoppedBy = by;
+			current.signalAt = Date.now();
+			signalled[k - 1]();
+			const pid = n8n.serverPid();
+			if (by === 'SIGKILL') {
+				await n8n.kill();
+			} else if (pid !== undefined) {
+				// SIGTERM to n8n itself, as `docker stop` does; its graceful shutdown gets its 30 s and more.
+				process.kill(pid, 'SIGTERM');
+				await waitFor('n8n to exit after SIGTERM', () => {
+					try {
+						process.kill(pid, 0);
+						return false;
+					} catch {
+						return true;
+					}
+				}, { limitMs: 90_000, intervalMs: 100 });
+				await n8n.stop(); // what it started (its task runner), if anything is left
+			}
+			current.exitedAt = Date.now();
+			await startN8n();
+			const next = processes[processes.length - 1];
+			restarts.push({
+				by,
+				atSecond: Math.round((current.signalAt - started) / 1000),
+				exitSeconds: (current.exitedAt - current.signalAt) / 1000,
+				downSeconds: (next.readyAt - current.signalAt) / 1000,
+			});
+			log(`${by} at ${((current.signalAt - steadyStart) / 1000).toFixed(0)} s of the steady part: exited after ${((current.exitedAt - current.signalAt) / 1000).toFixed(1)} s, ready again ${((next.readyAt - current.signalAt) / 1000).toFixed(1)} s after the signal`);
+		}
+		await sending;
+		log(`all ${sent.length} updates sent; waiting for the replies (until ${options.drainQuietMs / 1000} s pass without one)`);
+
+		// 3. The rest of the replies: until every pair is answered, or none came for drainQuietMs.
+		const texts = new Set(sent.map((u) => u.text));
+		const wanted = texts.size * WORKFLOWS.length;
+		let answered = 0;
+		let lastProgress = Date.now();
+		for (;;) {
+			const now = pairsAnswered(await replies(), texts);
+			if (now > answered) {
+				answered = now;
+				lastProgress = Date.now();
+			}
+			if (answered >= wanted || Date.now() - lastProgress > options.drainQuietMs) break;
+			await sleep(1000);
+		}
+		// Copies still due (re-sent pushes, updates polled again) get a last moment to run twice, if they would.
+		await sleep(Math.min(10_000, options.drainQuietMs));
+		const figures = computeFigures(sent, await replies(), processes, { workflows: [...WORKFLOWS], settleMs: options.settleMs, delayLimitMs: options.delayLimitMs });
+		const chaos = await emulator.chaos();
+		// The raw records, to look into a figure afterwards (which process sent what, when each push was tried).
+		writeFileSync(
+			join(options.dir, 'records.json'),
+			JSON.stringify({ processes, sent, replies: await replies(), pushes: await emulator.pushes(), sendMessageCalls: (await emulator.calls('sendMessage')).map(({ seq, status, at, body }) => ({ seq, status, at, chat_id: body.chat_id, text: body.text })) }),
+		);
+		await n8n.stop();
+		processes[processes.length - 1].exitedAt = Date.now();
+		const shown: SoakResult['options'] = { ...options };
+		for (const key of ['install', 'tarball', 'log']) delete (shown as Record<string, unknown>)[key];
+		return {
+			options: shown,
+			figures,
+			throughput,
+			restarts,
+			chaos,
+			n8nLog: countLogMarkers(join(options.dir, 'logs')),
+			seconds: (Date.now() - started) / 1000,
+			load: [load0, loadAverage()],
+		};
+	} finally {
+		await n8n.stop();
+		await emulator.stop();
+	}
+}
