@@ -106,6 +106,14 @@ export const POLL_TIMING = {
 	 * must still find the updates that arrived while n8n was down.
 	 */
 	startGraceMs: 15_000,
+	/**
+	 * How long a published trigger that left still holds the acknowledgement at the update it would
+	 * have taken next. A trigger cannot tell being unpublished from n8n stopping, and n8n closes the
+	 * workflows one after another: an update fetched after the first closed and run by the others
+	 * must stay at the service for the first one's next start. A workflow really unpublished holds
+	 * the others' acknowledgement (not their updates) back this long.
+	 */
+	leftKeepMs: 5_000,
 };
 
 /** Warnings of a lasting failure: the first, then every `WARN_EVERY`-th. */
@@ -296,12 +304,16 @@ export class BotFeed {
 		// A token switch may have handed it to another feed meanwhile.
 		if (member.feed !== this) return await member.feed?.leave(member);
 		this.queues.delete(member);
+		const need = member.test ? undefined : this.ledger.need(member);
+		if (need !== undefined) this.left.push({ need, until: Date.now() + POLL_TIMING.leftKeepMs });
 		this.ledger.remove(member);
 		this.changed();
 		if (this.ledger.members.length > 0) return;
 		this.end();
 		await this.running;
-		const offset = this.ledger.settledPosition();
+		const settled = this.ledger.settledPosition();
+		const keep = this.leftNeed;
+		const offset = settled !== undefined && keep !== undefined ? Math.min(settled, keep) : settled;
 		if (offset === undefined || offset === this.ledger.acknowledged) return;
 		await this.acknowledge(offset, 'when stopping', member.ctx);
 	}
@@ -346,9 +358,25 @@ export class BotFeed {
 		this.wake.abort();
 	}
 
-	/** The offset to ask with: the ledger's, held at the start offset during the start grace. */
+	/** The offset to ask with: the ledger's, held at the start offset during the start grace and at what triggers that just left need. */
 	private requestOffset(): number | undefined {
-		return this.ledger.requestOffset(this.holding ? this.startOffset : undefined);
+		return this.ledger.requestOffset(this.keepFrom);
+	}
+
+	/** Published triggers that left, with the update each would have taken next, for `leftKeepMs`. */
+	private readonly left: Array<{ readonly need: number; readonly until: number }> = [];
+
+	/** Below what nothing may be acknowledged now: the start grace's offset, what triggers that just left need. */
+	private get keepFrom(): number | undefined {
+		const kept = [this.leftNeed, this.holding ? this.startOffset : undefined].filter((id): id is number => id !== undefined);
+		return kept.length > 0 ? Math.min(...kept) : undefined;
+	}
+
+	/** The smallest update a published trigger that left less than `leftKeepMs` ago would have taken next. */
+	private get leftNeed(): number | undefined {
+		const now = Date.now();
+		this.left.splice(0, this.left.length, ...this.left.filter((departed) => departed.until > now));
+		return this.left.length > 0 ? Math.min(...this.left.map((departed) => departed.need)) : undefined;
 	}
 
 	/** Only a feed that started from a saved offset holds (n8n restarting, or a workflow published again). */
@@ -358,7 +386,7 @@ export class BotFeed {
 
 	/** Whether the next request would bring updates handed out already, or a member has some still to take. */
 	private get heldBack(): boolean {
-		return this.ledger.holdsBack(this.holding ? this.startOffset : undefined) || this.ledger.busy() || this.bringing > 0;
+		return this.ledger.holdsBack(this.keepFrom) || this.ledger.busy() || this.bringing > 0;
 	}
 
 	/**

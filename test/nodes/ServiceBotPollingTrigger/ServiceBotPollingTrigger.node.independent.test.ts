@@ -229,3 +229,21 @@ describe('an unconfirmed execution does not make the feed ask the service again 
 		expect(emu.pendingUpdates()).toEqual([]);
 	});
 });
+
+describe('n8n stopping closes the workflows of a bot one after another', () => {
+	test('an update that arrives after the first workflow closed and before the last did is kept at the service for the first: closing is not unpublishing', async () => {
+		const a = await publish('A: closed first', {});
+		const b = await publish('B: closed last', {});
+		const one = await say('before the stop');
+		await until(() => a.trigger.emitted.length === 1 && b.trigger.emitted.length === 1);
+		await a.trigger.close();
+		const two = await say('while n8n stops');
+		await until(() => b.trigger.emitted.length === 2);
+		await b.trigger.close();
+		expect(idsOf(a)).toEqual([one]);
+		expect(idsOf(b)).toEqual([one, two]);
+		// A never had it: the service must still hold it for A's next start.
+		expect(emu.pendingUpdates().map((update) => update.update_id)).toContain(two);
+		expect(emu.pendingUpdates().map((update) => update.update_id)).not.toContain(one);
+	});
+});
