@@ -28,6 +28,7 @@ import type { RunningTrigger, TriggerHarness } from '../../harness';
 import { LIMITS } from '../../spec';
 import { freshNodeType, inNewProcess, makeHarness } from '../../harness/trigger-nodes';
 import { SHORT_POLL_WAITS, credentialsFor, useEmulator, type LogSpy } from '../../harness/emulator-suite';
+import { seededRandom as random } from '../../harness/seeded-random';
 
 let emu: Emulator;
 let logs: LogSpy;
@@ -36,17 +37,6 @@ const started: RunningTrigger[] = [];
 // n8n publishes its workflows one after another when it starts: here within this grace.
 useEmulator({ running: started, started: (emulator) => (emu = emulator), logging: (spy) => (logs = spy), pollWaits: { ...SHORT_POLL_WAITS, startGraceMs: 2000 } });
 
-/** mulberry32: a small seeded generator, so that a failing interleaving can be run again. */
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 interface Sent {
 	id: number;

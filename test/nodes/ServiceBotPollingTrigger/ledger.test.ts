@@ -10,18 +10,8 @@
  */
 import type { LedgerMember } from '../../../nodes/ServiceBotPollingTrigger/ledger';
 import { Ledger } from '../../../nodes/ServiceBotPollingTrigger/ledger';
+import { seededRandom as random } from '../../harness/seeded-random';
 
-/** mulberry32: a small seeded generator, so that a failing interleaving can be run again. */
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 const min = (ids: Iterable<number>): number | undefined => {
 	const list = [...ids];
