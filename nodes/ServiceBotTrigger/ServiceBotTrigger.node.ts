@@ -28,10 +28,7 @@ export class ServiceBotTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				// n8n answers a push when its execution has run, with no data (webhook/answer.ts: the
-				// service keeps an update until it is answered, and n8n never runs a crashed execution again).
-				responseMode: 'lastNode',
-				responseData: 'noData',
+				responseMode: 'onReceived',
 				path: 'webhook',
 			},
 		],

@@ -64,15 +64,15 @@ function observed(harness: TriggerHarness): Observed {
 				// n8n takes a moment per delivery (it stores the execution before it answers): without it,
 				// the in-process handling is so fast that deliveries never overlap.
 				await sleep(RECEIVE_MS);
+				const receipt = await harness.receive(request);
 				const id = (JSON.parse(request.rawBody?.toString('utf8') ?? '{}') as { update_id?: number }).update_id ?? -1;
 				const count = (deliveries.get(id) ?? 0) + 1;
 				deliveries.set(id, count);
-				const lost = count === 1 && ++first % LOST_ACK_EVERY === 0;
-				if (lost) lostAcks.add(id);
-				// n8n answers once the execution has run (through the response): that answer is what gets lost.
-				const onAnswer = request.onAnswer;
-				const receipt = await harness.receive({ ...request, onAnswer: onAnswer && ((status, body) => (lost ? onAnswer(500, { message: 'lost on the way back' }) : onAnswer(status, body))) });
-				return lost ? { ...receipt, status: 500, responseBody: { message: 'lost on the way back' } } : receipt;
+				if (count === 1 && ++first % LOST_ACK_EVERY === 0) {
+					lostAcks.add(id);
+					return { ...receipt, status: 500, responseBody: { message: 'lost on the way back' } };
+				}
+				return receipt;
 			} finally {
 				inFlight.now--;
 			}

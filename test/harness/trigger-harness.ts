@@ -104,17 +104,6 @@ export interface WebhookRequest {
 	 * it to the client then, even while webhook() goes on (`noWebhookResponse`).
 	 */
 	onAnswer?: (status: number, body: unknown) => void;
-	/**
-	 * How the execution the delivery starts ends (default: at once, successfully). n8n answers a
-	 * webhook of response mode "last node" only then: with `{message: 'Error in workflow'}` and 500 when
-	 * it failed, else 200 (empty with "no data"). A test holds it to see what the sender gets meanwhile.
-	 */
-	execution?: () => Promise<'success' | 'error'>;
-	/**
-	 * The n8n server the request came to (shared by the requests of one n8n process): `listening`
-	 * false once n8n began shutting down (connections already open are still served).
-	 */
-	server?: { listening: boolean };
 }
 
 export interface WebhookReceipt {
@@ -393,9 +382,6 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			}
 			const method = (request.method ?? 'POST').toUpperCase();
 			const url = new URL(isTest ? testWebhookUrl : webhookUrl);
-			const res = new FakeResponse();
-			res.onSent = request.onAnswer;
-			if (request.server) res.socket.server = request.server;
 			const req = {
 				method,
 				url: url.pathname,
@@ -406,9 +392,9 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				query: request.query ?? {},
 				params: {},
 				contentType: headers['content-type'].split(';')[0].trim(),
-				// Node's request and response share the connection.
-				socket: res.socket,
 			};
+			const res = new FakeResponse();
+			res.onSent = request.onAnswer;
 
 			// n8n runs a test delivery on the test registration's static data and does not save it.
 			const workflow = loadWorkflow(isTest ? testStore : store);
@@ -431,7 +417,6 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 				);
 				const result = await options.nodeType.webhook!.call(context);
 				startsExecution = result.workflowData !== undefined;
-				const responseMode = webhookDescription().responseMode ?? 'onReceived';
 				if (result.noWebhookResponse === true) {
 					// Sent by the node inside webhook(), serialized then (FakeResponse, as express).
 					receipt = { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
@@ -440,15 +425,6 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 						status: 200,
 						responseBody: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Webhook call received' },
 					};
-				} else if (responseMode === 'lastNode') {
-					// n8n answers when the execution has ended (webhook-helpers.js: executePromise), with the
-					// last node's data or, with responseData 'noData', an empty body.
-					const ended = await (request.execution?.() ?? Promise.resolve('success' as const));
-					const noData = webhookDescription().responseData === 'noData';
-					receipt =
-						ended === 'error'
-							? { status: 500, workflowData: result.workflowData, responseBody: { message: 'Error in workflow' } }
-							: { status: 200, workflowData: result.workflowData, responseBody: noData ? undefined : result.workflowData[0]?.[0]?.json };
 				} else {
 					receipt = {
 						status: 200,
@@ -456,10 +432,6 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 						responseBody: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Workflow was started' },
 					};
 				}
-				// n8n's answer goes out on the response; a connection the node answered on directly and
-				// ended carries it nowhere: the sender has the node's answer.
-				if (result.noWebhookResponse !== true && !res.headersSent) res.status(receipt.status).send(receipt.responseBody);
-				if (res.socket.raw) receipt = { ...receipt, status: res.socket.raw.status, responseBody: res.socket.raw.body };
 			} catch (error) {
 				receipt = {
 					status: 500,
@@ -687,10 +659,6 @@ export async function startWebhookServer(
 		waiting?: WaitingRouter;
 		/** A delivery to `path` waits for the promise this returns before its trigger gets it (a slow listener). */
 		hold?: (path: string) => Promise<void> | undefined;
-		/** How the execution a delivery to `path` starts ends (`WebhookRequest.execution`; default: at once). */
-		execution?: (path: string) => (() => Promise<'success' | 'error'>) | undefined;
-		/** This n8n's server (`WebhookRequest.server`): `listening` false while it shuts down. */
-		n8nServer?: { listening: boolean };
 	} = {},
 ): Promise<WebhookServer> {
 	const harnesses = Array.isArray(served) ? served : [served];
@@ -746,16 +714,7 @@ export async function startWebhookServer(
 			}
 			const query = Object.fromEntries(requestUrl.searchParams.entries());
 			Promise.resolve(probe ? undefined : options.hold?.(path))
-				.then(async () => await route.harness.receive({
-						headers,
-						rawBody: Buffer.concat(chunks),
-						method: req.method,
-						mode: route.mode,
-						query,
-						onAnswer: reply,
-						execution: probe ? undefined : options.execution?.(path),
-						server: options.n8nServer,
-					}))
+				.then(async () => await route.harness.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode: route.mode, query, onAnswer: reply }))
 				.then((receipt) => {
 					if (probe) probes.push({ path, status: receipt.status });
 					else receipts.push(receipt);

@@ -1,9 +1,7 @@
 /**
- * webhook(): one push from the service (or a copy another trigger of the bot forwarded). The secret is
- * checked first; nothing of the request is used before the sender is proven to be the service. Then
- * the shared delivery step decides. The push is answered once its execution has run, or at the bound
- * (answer.ts): n8n answers it when the execution ends; with Download Files the file is fetched first,
- * within the same bound. While n8n shuts down, pushes are refused so the service keeps them.
+ * webhook(): one push from the service. The secret is checked first; nothing of the request is used
+ * before the sender is proven to be the service. Then the shared delivery step decides. With
+ * Download Files, a message with a file is answered before its file is downloaded.
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
@@ -15,8 +13,7 @@ import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigge
 import { recentToken } from '../../shared/transport/token';
 import { routed } from '../../shared/trigger/output';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
-import { pushAnswered, showTyping } from '../../shared/trigger/typing';
-import { answerAtTheBound, isShuttingDown, refuse } from './answer';
+import { showTyping } from '../../shared/trigger/typing';
 import { registeredSecretDigests } from './lifecycle';
 import { forwardToListeners, isProbe } from './forward';
 import { SECRET_HEADER, deriveSecret, forwardSecret, legacySecret, matchesDigest, secretMatches, sharedSecret } from './secret';
@@ -70,7 +67,6 @@ function senderOf(ctx: IWebhookFunctions, token: string, received: unknown, iden
 }
 
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const arrivedAt = Date.now();
 	const node = this.getNode();
 	const identity = identityOf(this);
 	const run = runOf(this);
@@ -88,17 +84,10 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		this.getResponseObject().status(403).end();
 		return { noWebhookResponse: true };
 	}
-	// n8n is stopping: what started now could be cut off and marked crashed; the next n8n takes it.
-	if (isShuttingDown(this)) return refuse(this, 'n8n is shutting down');
 	// Another trigger of this bot asks whether this one is still served: it is, as it answers.
 	if (sender === 'trigger' && isProbe(this.getBodyData())) return {};
-	answerAtTheBound(this, arrivedAt);
 
-	if (fromService) {
-		// The copies first: the service is answered only once each workflow of the bot has the update.
-		const copies = await forwardToListeners(this, token, { webhookId: identity.webhookId, run });
-		if (copies === 'failed') return refuse(this, 'another workflow of this bot could not take the update');
-	}
+	const forwarding = fromService ? forwardToListeners(this, token, { webhookId: identity.webhookId, run }) : Promise.resolve();
 	const settings = readDeliverySettings(this);
 	const delivery = await deliverUpdate(this.getBodyData(), {
 		settings,
@@ -107,6 +96,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		// pushes); a forwarded copy never does, so an answer is brought once.
 		answers: answerDesk(this, fromService, 'whenAsked'),
 	});
+	await forwarding;
 	if (!delivery.run && 'answer' in delivery) {
 		this.logger.debug(`Service Bot Trigger "${node.name}": update ${delivery.updateId} not run: ${await delivery.answer.bring()}`);
 		return {};
@@ -119,11 +109,13 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		}
 		return {};
 	}
-	if (settings.showTyping) showTyping(this, delivery.update, pushAnswered(this));
-	// A file is fetched before the execution starts (n8n starts it once webhook() returned); the bound
-	// answers the service meanwhile when it takes long. A failed download still runs the message.
-	const item = hasFilesToDownload([delivery.update], settings) ? await withFiles(this, [delivery.update], delivery.item, settings) : { json: delivery.item };
-	// n8n began shutting down meanwhile: the next n8n runs it (this process's window forgets it with it).
-	if (isShuttingDown(this)) return refuse(this, 'n8n is shutting down');
-	return { workflowData: routed(delivery.update, item, settings) };
+	if (settings.showTyping) showTyping(this, delivery.update);
+	if (!hasFilesToDownload([delivery.update], settings)) return { workflowData: routed(delivery.update, { json: delivery.item }, settings) };
+	// n8n answers the service only once webhook() returned, and a file of up to 20 MB can take longer
+	// than the service waits for an answer (then it sends the update again). So the service is
+	// answered now, with what n8n answers (every copy for other workflows was taken above), and the
+	// execution starts once the file is on the item. A failed download still runs the message.
+	this.getResponseObject().status(200).json({ message: 'Workflow was started' });
+	const item = await withFiles(this, [delivery.update], delivery.item, settings);
+	return { workflowData: routed(delivery.update, item, settings), noWebhookResponse: true };
 }

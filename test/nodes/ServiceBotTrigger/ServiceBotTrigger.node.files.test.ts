@@ -8,7 +8,6 @@
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { ANSWER_TIMING } from '../../../nodes/ServiceBotTrigger/webhook/answer';
 import { DEFAULT_RETRY_POLICY } from '../../../nodes/shared/transport/client';
 import type { Emulator } from '../../emulator';
 import { readBinary, removeStoredFiles, useBinaryDataStore } from '../../harness';
@@ -231,22 +230,8 @@ describe('Download Files: the file on the item as binary data', () => {
 	});
 });
 
-describe('the service is answered once the file is on the item and the execution has run, at the latest at the bound', () => {
-	it('a slow download: the push is answered after the file came and the execution ran', async () => {
-		const trigger = await publish({ downloadFiles: true });
-		emu.injectFault({ kind: 'delay', delayMs: 500, method: 'file', count: 1 });
-		await userSendsFile(emu, SAMPLES.document);
-		await until(async () => (await api<{ pending_update_count: number }>(emu, 'getWebhookInfo')).result?.pending_update_count === 0, 'the push to be answered');
-		// Answered: so the file was served and the execution started before.
-		expect(emu.callsTo('file')[0].status).toBe(200);
-		expect(trigger.server.executions).toHaveLength(1);
-		const item = await nextRun(trigger);
-		expect((await bytesOf(item)).equals(SAMPLES.document.bytes)).toBe(true);
-		expect(trigger.server.receipts[0]).toMatchObject({ status: 200 });
-	});
-
-	it('a download slower than the bound: the push is answered 200 at the bound while the file still comes; the execution starts once it is on the item', async () => {
-		jest.replaceProperty(ANSWER_TIMING, 'boundMs', 200);
+describe('the service is answered before the file is downloaded', () => {
+	it('a slow download: the push is answered (delivered) while the file still comes; the execution starts once it is on the item', async () => {
 		const trigger = await publish({ downloadFiles: true });
 		emu.injectFault({ kind: 'delay', delayMs: 1500, method: 'file', count: 1 });
 		await userSendsFile(emu, SAMPLES.document);
@@ -255,30 +240,21 @@ describe('the service is answered once the file is on the item and the execution
 		// Answered, and the file not yet served: the execution waits for it.
 		expect(emu.callsTo('file')[0].status).toBe(0);
 		expect(trigger.server.executions).toHaveLength(0);
+		expect(trigger.server.receipts).toHaveLength(0);
 		const item = await nextRun(trigger);
 		expect((await bytesOf(item)).equals(SAMPLES.document.bytes)).toBe(true);
-		expect(trigger.server.receipts[0]).toMatchObject({ status: 200, responseBody: {} });
+		expect(trigger.server.receipts[0]).toMatchObject({ status: 200, responseBody: { message: 'Workflow was started' } });
 	});
 
-	it('a message without a file is answered once its execution has run, with an empty body', async () => {
+	it('a message without a file, or with Download Files off, is answered as before: once webhook() returned', async () => {
 		const harness = await makeHarness(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { downloadFiles: true } } });
 		await harness.activate();
 		const secret = emu.webhookOf()?.secretToken ?? '';
-		let ended = false;
-		let answeredAfterTheEnd: boolean | undefined;
+		let answered = false;
 		const body = { update_id: 1, message: { message_id: 1, date: 1, chat: { id: emu.demo.privateChatId, type: 'private' }, from: { id: emu.demo.userId, is_bot: false, first_name: 'D' }, text: 'hi' } };
-		const receipt = await harness.receive({
-			headers: { [SECRET_HEADER]: secret },
-			body,
-			execution: async () => {
-				await new Promise((resolve) => setImmediate(resolve));
-				ended = true;
-				return 'success';
-			},
-			onAnswer: () => (answeredAfterTheEnd = ended),
-		});
-		expect(answeredAfterTheEnd).toBe(true);
-		expect(receipt).toMatchObject({ status: 200, responseBody: undefined });
+		const receipt = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body, onAnswer: () => (answered = true) });
+		expect(answered).toBe(false);
+		expect(receipt).toMatchObject({ status: 200, responseBody: { message: 'Workflow was started' } });
 		await harness.delete();
 	});
 

@@ -25,10 +25,6 @@ const CHANGED_TEXTS = [
 	// n8n's nodes panel shows the action node under the trigger's description: it speaks for both.
 	'description',
 	'properties.oneWebhookNotice.displayName',
-	// A push is answered once its execution has run (ServiceBotTrigger/webhook/answer.ts): when the
-	// service is told, not what the workflow does.
-	'webhooks.default.responseMode',
-	'webhooks.default.responseData',
 	'properties.updates.options.*.name',
 	'properties.updates.options.*.description',
 	'properties.options.options.maxConnections.description',
