@@ -9,13 +9,13 @@
  * The service shows a chat action for about five seconds, and an AI agent thinks for longer; so while
  * the execution of the message runs, "typing…" is renewed (`keepTyping`) until the first of:
  * - the execution has run: the trigger hands over what tells it (the polling trigger its emit's done
- *   promise, the webhook trigger n8n's answer to the push, `pushAnswered`);
+ *   promise; the webhook trigger answers the push as the execution starts, so nothing tells it the
+ *   end, and it shows "typing…" once);
  * - the workflow posted to that chat (../chatPosts.ts; only what this n8n process sends: in queue
  *   mode a worker's posts are not heard here, and the execution's end bounds it);
  * - the cap, `TYPING_TIMING.capMs`, whatever happened (an end n8n never reports).
  * A renewal that fails fails nothing: a 429 is waited out as long as it says, a refusal ends it.
  */
-import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { onPostToChat } from '../chatPosts';
 import { apiRequest, pause } from '../transport/client';
@@ -90,28 +90,4 @@ async function renew(ctx: TriggerContext, wireChatId: string | number, chatId: s
 	} finally {
 		stopListening();
 	}
-}
-
-/** What of n8n's response to a push the webhook trigger needs: Node's ServerResponse, seen structurally. */
-interface PushResponse {
-	readonly writableFinished?: boolean;
-	once?(event: 'finish' | 'close', listener: () => void): unknown;
-}
-
-/**
- * Settles once n8n has answered the push of a webhook trigger: with the trigger's response mode "last
- * node", when the execution has run. A connection closed without n8n's answer (the trigger answered
- * it on the connection at its bound, or the service hung up) says nothing of the execution: then only
- * a post to the chat or the cap end the typing.
- */
-export async function pushAnswered(ctx: IWebhookFunctions): Promise<void> {
-	const res = ctx.getResponseObject() as unknown as PushResponse;
-	if (typeof res.once !== 'function') return await new Promise<void>(() => {});
-	const once = res.once.bind(res);
-	await new Promise<void>((resolve) => {
-		once('finish', resolve);
-		once('close', () => {
-			if (res.writableFinished === true) resolve();
-		});
-	});
 }

@@ -15,7 +15,7 @@ import { TYPING_TIMING } from '../../../../nodes/shared/trigger/typing';
 import type { IDataObject } from 'n8n-workflow';
 import type { Emulator } from '../../../emulator';
 import { executeNode } from '../../../harness';
-import { startWebhookServer, type RunningTrigger } from '../../../harness/trigger-harness';
+import type { RunningTrigger } from '../../../harness/trigger-harness';
 import { liveTrigger, makeHarness, sendButton, type LiveTrigger } from '../../../harness/trigger-nodes';
 import { credentialsFor, useEmulator, type Running } from '../../../harness/emulator-suite';
 
@@ -239,55 +239,5 @@ describe('typing that lasts while the execution runs', () => {
 		await typingAfter(G, 0, 3);
 		expect(after(`typing ${G}`).filter((entry) => entry === `typing ${P}`)).toEqual([]);
 		expect(trigger.emitted[0][0]).toHaveLength(1);
-	});
-
-	test('webhook trigger: typing is renewed while the execution runs, until the workflow sends a message to that chat', async () => {
-		const harness = await makeHarness(emu, { parameters: { updates: ['message'], options: { showTyping: true } } });
-		let release: () => void = () => {};
-		const held = new Promise<'success'>((resolve) => (release = () => resolve('success')));
-		// n8n answers the push once the execution has run: it is held until the test ends.
-		const server = await startWebhookServer(harness, { execution: () => async () => await held });
-		live.push(async () => {
-			release();
-			await server.close();
-		});
-		await harness.activate();
-		// The trigger's item (version 1) is the update itself; n8n may not have answered the push yet.
-		const update = await emu.userSends({ chatId: P, userId: emu.demo.userId, text: 'explain it' });
-		await typingAfter(P, 0, 4);
-		await sendMessageFor(update as unknown as IDataObject);
-		// A marker: a message in another chat, taken after the post.
-		await emu.userSends({ chatId: G, userId: emu.demo.userId, text: 'marker' });
-		await typingAfter(G, sequence().indexOf(`post ${P}`), 3);
-		// At most a renewal already on its way as the post began; none once the marker's typing came.
-		expect(count(after(`post ${P}`), `typing ${P}`)).toBeLessThanOrEqual(1);
-		expect(after(`typing ${G}`).filter((entry) => entry === `typing ${P}`)).toEqual([]);
-	});
-
-	// n8n answers the push once the execution has run (the trigger's response mode "last node").
-	test('webhook trigger: typing is renewed while the execution runs, and no more once n8n answered the push', async () => {
-		const harness = await makeHarness(emu, { parameters: { updates: ['message'], options: { showTyping: true } } });
-		const releases = new Map<number, () => void>();
-		let pushes = 0;
-		const server = await startWebhookServer(harness, {
-			execution: () => {
-				const push = ++pushes;
-				return async () => await new Promise<'success'>((resolve) => releases.set(push, () => resolve('success')));
-			},
-		});
-		live.push(async () => {
-			for (const release of releases.values()) release();
-			await server.close();
-		});
-		await harness.activate();
-		await emu.userSends({ chatId: P, userId: emu.demo.userId, text: 'explain it' });
-		await typingAfter(P, 0, 4);
-		releases.get(1)!();
-		await until(() => server.receipts.length === 1);
-		const answered = sequence().length;
-		await emu.userSends({ chatId: G, userId: emu.demo.userId, text: 'marker' });
-		await typingAfter(G, answered, 3);
-		expect(sequence().slice(answered).filter((entry) => entry === `typing ${P}`).length).toBeLessThanOrEqual(1);
-		expect(after(`typing ${G}`).filter((entry) => entry === `typing ${P}`)).toEqual([]);
 	});
 });
