@@ -32,7 +32,6 @@ export const FORWARD_TIMING = {
 	timeoutMs: 30_000,
 	/** Waits before each further attempt of a copy that failed: about half a minute in all. */
 	retryDelaysMs: [1_000, 2_000, 4_000, 8_000, 16_000] as readonly number[],
-	probeTimeoutMs: 5_000,
 };
 const WARN_INTERVAL_MS = 60_000;
 /** When each listener last caused a warning (bounded). */
@@ -153,20 +152,7 @@ function markSlow(key: string): void {
 	slowListeners.add(key);
 }
 
-/** Whether a push is the probe of `isServed` (it runs nothing; its secret was checked first). */
+/** Whether a push is the probe of `isServed` (shared/trigger/listeners.ts: it runs nothing; its secret was checked first). */
 export function isProbe(body: unknown): boolean {
 	return typeof body === 'object' && body !== null && (body as Record<string, unknown>)[PROBE_FIELD] === true;
-}
-
-/**
- * Whether this n8n still serves a published listener: n8n answers 404 for a webhook path that no
- * active workflow has, and the listener itself answers its probe with 200. Anything else (no
- * answer, a 5xx) is not proof of absence: the listener counts as served.
- */
-export async function isServed(ctx: ListenerClient, origin: string, token: string, listener: Listener): Promise<boolean> {
-	try {
-		return (await post(ctx, origin, token, listener, { [PROBE_FIELD]: true }, FORWARD_TIMING.probeTimeoutMs)) !== 404;
-	} catch {
-		return true;
-	}
 }
