@@ -525,13 +525,18 @@ describe('failures', () => {
 		expect(trigger.errors).toEqual([]);
 	});
 
-	test('no token, no secret in what it logs or reports', async () => {
-		emu.injectFault({ kind: 'status', status: 500, method: 'getUpdates', description: `boom ${emu.demo.token}` });
+	test('a failed poll whose answer quotes the token is logged without the token', async () => {
 		const trigger = await start(await pollingHarness());
+		// The fault goes to the poll after this trigger's open one: a poll of the previous test's trigger,
+		// answered late, cannot take it.
+		await waitingPoll();
+		emu.injectFault({ kind: 'status', status: 500, method: 'getUpdates', description: `boom ${emu.demo.token}` });
 		await say('x');
 		await trigger.waitForEmits(1);
+		await say('y');
+		await trigger.waitForEmits(2);
+		expect(logs.messages('warn').filter((line) => line.includes('getUpdates failed') && line.includes('boom'))).toHaveLength(1);
 		const lines = [...logs.messages('warn'), ...logs.messages('info'), ...logs.messages('debug'), ...logs.messages('error')];
-		expect(lines.length).toBeGreaterThan(0);
 		expect(findLeak(emu.demo.token, lines)).toBeUndefined();
 	});
 });
