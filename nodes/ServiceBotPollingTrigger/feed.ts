@@ -67,7 +67,7 @@ import { describeWorkflows, holdersOf } from '../shared/trigger/holders';
 import { botKeyOf } from '../shared/trigger/identity';
 import { updateIdOf } from '../shared/trigger/update';
 import { ALLOWED_UPDATES } from '../shared/trigger/settings';
-import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
+import { displayUrl, webhookInfo } from '../shared/webhookInfo';
 import { LIMITS } from '../shared/spec';
 import type { LedgerEntry, LedgerMember } from './ledger';
 import { Ledger } from './ledger';

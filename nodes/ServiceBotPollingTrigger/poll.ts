@@ -57,7 +57,7 @@ import { botKeyOf, deliveryKey, identityOf, runOf } from '../shared/trigger/iden
 import { readDeliverySettings, requireToken } from '../shared/trigger/settings';
 import { holderOf, holdersOf, recordHolder, warnOfSharedClicks } from '../shared/trigger/holders';
 import { keepTyping, showTyping } from '../shared/trigger/typing';
-import { displayUrl, webhookInfo } from '../shared/trigger/webhookInfo';
+import { displayUrl, webhookInfo } from '../shared/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
 import { POLL_TIMING, joinFeed, tokenRefused, webhookConflict } from './feed';
 import { MessageGrouping } from './grouping';

@@ -28,7 +28,7 @@ import { botKeyOf, fingerprint, identityOf, runOf } from '../../shared/trigger/i
 import type { Holder } from '../../shared/trigger/holders';
 import { describeWorkflows, forgetHolder, holderOf, holdersOf, isHeld, recordHolder, warnOfSharedClicks } from '../../shared/trigger/holders';
 import { ALLOWED_UPDATES, readDeliverySettings, requireToken } from '../../shared/trigger/settings';
-import { displayUrl, webhookInfo } from '../../shared/trigger/webhookInfo';
+import { displayUrl, webhookInfo } from '../../shared/webhookInfo';
 import type { Listener } from '../../shared/trigger/listeners';
 import { MAX_LISTENERS, inServingOrder, isServed, listenerOf, listenersOf, registeredUrlOf, webhookIdOf } from '../../shared/trigger/listeners';
 import type { WebhookOptions } from './options';

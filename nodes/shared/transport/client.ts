@@ -10,8 +10,8 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { FailedRequest } from './failure';
-import { cancelledError, refusalOf, refusedError, unansweredError } from './failure';
+import type { FailedRequest } from './callErrors';
+import { cancelledError, refusalOf, refusedError, unansweredError } from './callErrors';
 import { CREDENTIAL_TYPE, tokenOf } from './token';
 import type { Envelope, FullResponse, ServiceBotContext } from './types';
 import { multipartBody, uploadIn } from './upload';

@@ -29,7 +29,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { holdersOf, runsPollingTriggers } from '../../../shared/trigger/holders';
 import { isServed, receiverOf } from '../../../shared/trigger/listeners';
-import { displayUrl, webhookInfo } from '../../../shared/trigger/webhookInfo';
+import { displayUrl, webhookInfo } from '../../../shared/webhookInfo';
 import { tokenOf } from '../../../shared/transport/token';
 import type { At } from '../../parameters/errors';
 import { inputError } from '../../parameters/errors';

@@ -1,9 +1,9 @@
 /** The bot's current webhook (getWebhookInfo, spec part 4.5), read tolerantly: both deliveries ask. */
 import { z } from 'zod/v4';
 
-import { apiRequest } from '../transport/client';
-import { redact } from '../transport/token';
-import type { ServiceBotContext } from '../transport/types';
+import { apiRequest } from './transport/client';
+import { redact } from './transport/token';
+import type { ServiceBotContext } from './transport/types';
 
 const WebhookInfo = z.looseObject({
 	/** '' when the bot has no webhook. */
