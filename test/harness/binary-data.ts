@@ -12,6 +12,8 @@ import { BinaryDataConfig, BinaryDataService } from 'n8n-core';
 import { Container } from 'n8n-core/node_modules/@n8n/di';
 import type { IBinaryData, IBinaryKeyData } from 'n8n-workflow';
 
+import { DEFAULT_RETRY_POLICY } from '../../nodes/shared/transport/client';
+
 export interface TestFile {
 	readonly data: Buffer;
 	readonly fileName?: string;
@@ -76,4 +78,20 @@ export async function storedMetadata(binary: IBinaryData): Promise<{ fileName?: 
 /** The folder n8n-core's binary data store writes to (the files and their metadata), once it was started. */
 export function binaryStorageFolder(): string | undefined {
 	return storagePath;
+}
+
+/**
+ * The set-up of a test file whose triggers download files: n8n's binary data store for the file,
+ * the download's retries waiting less between attempts (a download is retried as every read is),
+ * and the stored files removed after the last test.
+ */
+export function useFileDownloads(): void {
+	beforeAll(useBinaryDataStore);
+	beforeEach(() => {
+		jest.replaceProperty(DEFAULT_RETRY_POLICY, 'backoffBaseMs', 10);
+	});
+	afterEach(() => {
+		jest.restoreAllMocks();
+	});
+	afterAll(removeStoredFiles);
 }

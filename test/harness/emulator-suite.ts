@@ -7,7 +7,7 @@
 import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 
 import { POLL_TIMING } from '../../nodes/ServiceBotPollingTrigger/feed';
-import { startEmulator, type DemoData, type Emulator, type EmulatorOptions } from '../emulator';
+import { startEmulator, type DemoData, type Emulator, type EmulatorOptions, type RecordedCall } from '../emulator';
 import type { TestCredentials } from './credentials-helper';
 
 /** The emulator of the node tests: webhooks to loopback allowed (n8n runs there), redeliveries soon after a failure. */
@@ -131,4 +131,18 @@ export function spyOnLogger(): LogSpy {
 			for (const spy of spies) spy.mockRestore();
 		},
 	};
+}
+
+/**
+ * Resolves once the polling trigger has fetched update `updateId` (a getUpdates answer carried it) and
+ * asked again: by then every trigger polling the bot was offered it.
+ */
+export async function fetchedUpdate(emu: Emulator, updateId: number): Promise<void> {
+	const carries = (call: RecordedCall): boolean => ((call.response as { result?: Array<{ update_id: number }> } | null)?.result ?? []).some((update) => update.update_id === updateId);
+	for (;;) {
+		const polls = emu.callsTo('getUpdates');
+		const at = polls.findIndex(carries);
+		if (at >= 0 && polls.length > at + 1) return;
+		await new Promise((resolve) => setTimeout(resolve, 5));
+	}
 }

@@ -3,7 +3,7 @@
  * `HookContext` and `WebhookContext`, with the real credential class applied to every request.
  */
 export { createAdditionalData } from './additional-data';
-export { binaryStorageFolder, readBinary, removeStoredFiles, storedMetadata, storeFiles, useBinaryDataStore, type TestFile } from './binary-data';
+export { binaryStorageFolder, readBinary, removeStoredFiles, storedMetadata, storeFiles, useBinaryDataStore, useFileDownloads, type TestFile } from './binary-data';
 export { applyAuthentication, TestCredentialsHelper, type TestCredentials } from './credentials-helper';
 export { captureErrorReports, errorReports } from './error-reports';
 export { testCredential } from './credential-tester';

@@ -8,10 +8,9 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { ServiceBotPollingTrigger } from '../../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
-import { DEFAULT_RETRY_POLICY } from '../../../nodes/shared/transport/client';
 import type { Emulator } from '../../emulator';
 import type { RunningTrigger } from '../../harness';
-import { readBinary, removeStoredFiles, useBinaryDataStore } from '../../harness';
+import { readBinary, useFileDownloads } from '../../harness';
 import { SAMPLES, fileOfMessage, userSendsFile } from '../../harness/sample-files';
 import { FILES } from '../../spec';
 import { makeHarness } from '../../harness/trigger-nodes';
@@ -22,21 +21,7 @@ let logs: LogSpy;
 const running: RunningTrigger[] = [];
 useEmulator({ running, started: (started) => (emu = started), logging: (spy) => (logs = spy), pollWaits: { backoffStartMs: 20, idlePauseMs: 50, startGraceMs: 300 } });
 
-beforeAll(async () => {
-	await useBinaryDataStore();
-});
-
-beforeEach(() => {
-	jest.replaceProperty(DEFAULT_RETRY_POLICY, 'backoffBaseMs', 10);
-});
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
-
-afterAll(() => {
-	removeStoredFiles();
-});
+useFileDownloads();
 
 async function polling(options: INodeParameters = {}): Promise<RunningTrigger> {
 	const parameters: INodeParameters = { updates: ['*'], options };

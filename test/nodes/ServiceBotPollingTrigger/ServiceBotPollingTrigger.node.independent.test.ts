@@ -12,10 +12,9 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { ServiceBotPollingTrigger } from '../../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
 import { POLL_TIMING } from '../../../nodes/ServiceBotPollingTrigger/feed';
-import { DEFAULT_RETRY_POLICY } from '../../../nodes/shared/transport/client';
 import type { Emulator, RecordedCall } from '../../emulator';
 import type { RunningTrigger, StartTriggerOptions } from '../../harness';
-import { readBinary, removeStoredFiles, useBinaryDataStore } from '../../harness';
+import { readBinary, useFileDownloads } from '../../harness';
 import { SAMPLES, userSendsFile } from '../../harness/sample-files';
 import { makeHarness } from '../../harness/trigger-nodes';
 import { SHORT_POLL_WAITS, useEmulator, type Running } from '../../harness/emulator-suite';
@@ -91,21 +90,7 @@ async function holdFiles(target: string): Promise<FileHolder> {
 	};
 }
 
-beforeAll(async () => {
-	await useBinaryDataStore();
-});
-
-beforeEach(() => {
-	jest.replaceProperty(DEFAULT_RETRY_POLICY, 'backoffBaseMs', 10);
-});
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
-
-afterAll(() => {
-	removeStoredFiles();
-});
+useFileDownloads();
 
 /** A published workflow polling the bot; records for each emit the last service call made before it. */
 interface Published {

@@ -11,7 +11,7 @@ import type { Emulator, RecordedCall } from '../../emulator';
 import type { RunningTrigger, TriggerHarness } from '../../harness';
 import { findLeak } from '../../hardening/secrecy';
 import { api, freshNodeType, inNewProcess, makeHarness, sendButton } from '../../harness/trigger-nodes';
-import { SHORT_POLL_WAITS, useEmulator, type LogSpy } from '../../harness/emulator-suite';
+import { SHORT_POLL_WAITS, fetchedUpdate, useEmulator, type LogSpy } from '../../harness/emulator-suite';
 
 let emu: Emulator;
 let logs: LogSpy;
@@ -639,15 +639,7 @@ describe('Group Messages Within: a user’s quick messages in one chat start one
 		return await start(await makeHarness(emu, { nodeType: new ServiceBotPollingTrigger(), typeVersion: 2, parameters: { updates: ['*'], options: { groupMessagesSeconds: seconds } } }));
 	}
 
-	/** Resolves once the trigger has fetched every update up to `updateId` and asks again. */
-	async function fetched(updateId: number): Promise<void> {
-		const got = (call: RecordedCall): boolean => ((call.response as { result?: Array<{ update_id: number }> } | null)?.result ?? []).some((update) => update.update_id === updateId);
-		for (;;) {
-			const at = polls().findIndex(got);
-			if (at >= 0 && polls().length > at + 1) return;
-			await new Promise((resolve) => setTimeout(resolve, 5));
-		}
-	}
+	const fetched = (updateId: number): Promise<void> => fetchedUpdate(emu, updateId);
 
 	test('three quick messages of one user run once, texts joined in order and every update kept; another user’s message is a group of its own; a click runs at once', async () => {
 		// A window long enough that the three messages surely fall in it on a busy machine.

@@ -13,7 +13,7 @@ import type { Emulator, RecordedCall } from '../../emulator';
 import type { RunningTrigger, TestCredentials, TriggerHarness } from '../../harness';
 import { findLeak } from '../../hardening/secrecy';
 import { freshNodeType, inNewProcess, makeHarness } from '../../harness/trigger-nodes';
-import { SHORT_POLL_WAITS, credentialsFor, useEmulator, type LogSpy } from '../../harness/emulator-suite';
+import { SHORT_POLL_WAITS, credentialsFor, fetchedUpdate, useEmulator, type LogSpy } from '../../harness/emulator-suite';
 
 let emu: Emulator;
 let logs: LogSpy;
@@ -57,15 +57,7 @@ async function settled(triggers: RunningTrigger[], count: number): Promise<void>
 	while (emu.pendingUpdates().length > 0 || polls().at(-1)?.status !== 0) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-/** Until the poller has fetched the update and asked again: every trigger was offered it. */
-async function fetched(updateId: number): Promise<void> {
-	const got = (call: RecordedCall): boolean => ((call.response as { result?: Array<{ update_id: number }> } | null)?.result ?? []).some((update) => update.update_id === updateId);
-	for (;;) {
-		const at = polls().findIndex(got);
-		if (at >= 0 && polls().length > at + 1) return;
-		await new Promise((resolve) => setTimeout(resolve, 5));
-	}
-}
+const fetched = (updateId: number): Promise<void> => fetchedUpdate(emu, updateId);
 
 /** The bot gets a new token at the service, and the user puts it into the credential. */
 function changeToken(credentials: TestCredentials): void {

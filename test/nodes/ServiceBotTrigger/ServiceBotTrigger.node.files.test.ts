@@ -8,9 +8,8 @@
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
-import { DEFAULT_RETRY_POLICY } from '../../../nodes/shared/transport/client';
 import type { Emulator } from '../../emulator';
-import { readBinary, removeStoredFiles, useBinaryDataStore } from '../../harness';
+import { readBinary, useFileDownloads } from '../../harness';
 import { SAMPLES, fileOfMessage, jpeg, serviceBytes, userSendsFile, type SampleFile } from '../../harness/sample-files';
 import { FILES } from '../../spec';
 import { SECRET_HEADER, api, liveTrigger, makeHarness, sendButton, type LiveTrigger } from '../../harness/trigger-nodes';
@@ -21,22 +20,7 @@ let logs: LogSpy;
 const live: LiveTrigger[] = [];
 useEmulator({ running: live, started: (started) => (emu = started), logging: (spy) => (logs = spy) });
 
-beforeAll(async () => {
-	await useBinaryDataStore();
-});
-
-beforeEach(() => {
-	// A download is retried as every read is; the tests wait less between attempts.
-	jest.replaceProperty(DEFAULT_RETRY_POLICY, 'backoffBaseMs', 10);
-});
-
-afterEach(() => {
-	jest.restoreAllMocks();
-});
-
-afterAll(() => {
-	removeStoredFiles();
-});
+useFileDownloads();
 
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
 	for (let attempt = 0; attempt < 500; attempt++) {
