@@ -78,7 +78,10 @@ interface PushResponse {
  * answers the push (response mode onReceived) 200 once the execution exists, and 5xx when it could
  * not create it: measured in queue mode with a saturated database ("Workflow could not be started!",
  * "There was a problem executing the workflow"). Such an update is taken out of the window, so the
- * service's next push of it runs instead of being answered "already received" and lost.
+ * service's next push of it runs instead of being answered "already received" and lost. The price,
+ * read in n8n 2.41.1 and not seen in any run: in queue mode n8n also answers 5xx when a hook fails
+ * after the job was queued (`workflow-runner.js` ~504–506), and that job still runs; its update then
+ * runs a second time when the service sends it again.
  */
 function forgetUnlessStarted(ctx: IWebhookFunctions, windowKey: string, updateId: number): void {
 	const res = ctx.getResponseObject() as unknown as PushResponse;
