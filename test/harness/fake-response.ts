@@ -10,6 +10,13 @@ export class FakeResponse {
 	readonly headers: Record<string, string> = {};
 	/** Called once the node has sent its answer: express sends it to the client then, before webhook() returns. */
 	onSent?: (status: number, body: unknown) => void;
+	/** Listeners of Node's `finish` event (the answer handed to the connection), each called once. */
+	private readonly finishListeners: Array<() => void> = [];
+
+	once(event: string, listener: () => void): this {
+		if (event === 'finish') this.finishListeners.push(listener);
+		return this;
+	}
 
 	status(code: number): this {
 		this.statusCode = code;
@@ -51,6 +58,7 @@ export class FakeResponse {
 		this.body = body === undefined || body === null || typeof body === 'string' || Buffer.isBuffer(body) ? body : (JSON.parse(JSON.stringify(body)) as unknown);
 		this.headersSent = true;
 		this.onSent?.(this.statusCode, this.body);
+		for (const listener of this.finishListeners.splice(0)) listener();
 		return this;
 	}
 

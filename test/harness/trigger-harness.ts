@@ -104,6 +104,11 @@ export interface WebhookRequest {
 	 * it to the client then, even while webhook() goes on (`noWebhookResponse`).
 	 */
 	onAnswer?: (status: number, body: unknown) => void;
+	/**
+	 * n8n fails to create the execution after `webhook()` returned its data (seen in queue mode with
+	 * a saturated database): it answers 500 "Workflow could not be started!" and nothing runs.
+	 */
+	startFails?: boolean;
 }
 
 export interface WebhookReceipt {
@@ -425,12 +430,20 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 						status: 200,
 						responseBody: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Webhook call received' },
 					};
+				} else if (request.startFails === true) {
+					receipt = { status: 500, responseBody: { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' } };
 				} else {
 					receipt = {
 						status: 200,
 						workflowData: result.workflowData,
 						responseBody: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Workflow was started' },
 					};
+				}
+				// n8n answers through the same response object (its `finish` follows) unless the node answered.
+				if (!res.headersSent) {
+					// `onAnswer` is told only what the node sends itself.
+					res.onSent = undefined;
+					res.status(receipt.status).json(receipt.responseBody);
 				}
 			} catch (error) {
 				receipt = {

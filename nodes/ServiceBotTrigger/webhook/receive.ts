@@ -7,6 +7,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { answerDesk } from '../../shared/trigger/answerDelivery';
 import { deliverUpdate } from '../../shared/trigger/deliver';
+import { forget } from '../../shared/trigger/duplicates';
 import { hasFilesToDownload, withFiles } from '../../shared/trigger/files';
 import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
@@ -66,6 +67,30 @@ function senderOf(ctx: IWebhookFunctions, token: string, received: unknown, iden
 	return undefined;
 }
 
+/** What of n8n's response to a push the trigger needs: Node's ServerResponse, seen structurally. */
+interface PushResponse {
+	readonly statusCode?: unknown;
+	once?(event: 'finish', listener: () => void): unknown;
+}
+
+/**
+ * The duplicate window recorded the update when it arrived, before n8n created its execution. n8n
+ * answers the push (response mode onReceived) 200 once the execution exists, and 5xx when it could
+ * not create it: measured in queue mode with a saturated database ("Workflow could not be started!",
+ * "There was a problem executing the workflow"). Such an update is taken out of the window, so the
+ * service's next push of it runs instead of being answered "already received" and lost. The price,
+ * read in n8n 2.41.1 and not seen in any run: in queue mode n8n also answers 5xx when a hook fails
+ * after the job was queued (`workflow-runner.js` ~504–506), and that job still runs; its update then
+ * runs a second time when the service sends it again.
+ */
+function forgetUnlessStarted(ctx: IWebhookFunctions, windowKey: string, updateId: number): void {
+	const res = ctx.getResponseObject() as unknown as PushResponse;
+	if (typeof res.once !== 'function') return;
+	res.once('finish', () => {
+		if (Number(res.statusCode) >= 500) forget(windowKey, updateId);
+	});
+}
+
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const node = this.getNode();
 	const identity = identityOf(this);
@@ -89,9 +114,10 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 
 	const forwarding = fromService ? forwardToListeners(this, token, { webhookId: identity.webhookId, run }) : Promise.resolve();
 	const settings = readDeliverySettings(this);
+	const windowKey = deliveryKey(token, identity, 'webhook', run);
 	const delivery = await deliverUpdate(this.getBodyData(), {
 		settings,
-		windowKey: deliveryKey(token, identity, 'webhook', run),
+		windowKey,
 		// The trigger the service pushed to brings answers (a test too, while it receives the bot's
 		// pushes); a forwarded copy never does, so an answer is brought once.
 		answers: answerDesk(this, fromService, 'whenAsked'),
@@ -110,7 +136,10 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		return {};
 	}
 	if (settings.showTyping) showTyping(this, delivery.update);
-	if (!hasFilesToDownload([delivery.update], settings)) return { workflowData: routed(delivery.update, { json: delivery.item }, settings) };
+	if (!hasFilesToDownload([delivery.update], settings)) {
+		forgetUnlessStarted(this, windowKey, delivery.updateId);
+		return { workflowData: routed(delivery.update, { json: delivery.item }, settings) };
+	}
 	// n8n answers the service only once webhook() returned, and a file of up to 20 MB can take longer
 	// than the service waits for an answer (then it sends the update again). So the service is
 	// answered now, with what n8n answers (every copy for other workflows was taken above), and the

@@ -26,6 +26,11 @@ class RecentIds {
 		return this.members.has(id);
 	}
 
+	delete(id: number): void {
+		if (!this.members.delete(id)) return;
+		this.order.splice(this.order.indexOf(id), 1);
+	}
+
 	add(id: number): void {
 		if (this.members.has(id)) return;
 		this.order.push(id);
@@ -61,4 +66,12 @@ export function seenBefore(key: string, updateId: number): boolean {
 	if (window.has(updateId)) return true;
 	window.add(updateId);
 	return false;
+}
+
+/**
+ * Takes `updateId` out of the window of `key`: the update was recorded when it arrived, but n8n did
+ * not start its execution, so it must run when the service sends it again.
+ */
+export function forget(key: string, updateId: number): void {
+	windows.get(key)?.delete(updateId);
 }

@@ -172,6 +172,22 @@ describe('duplicate window', () => {
 		expect(next.workflowData).toBeDefined();
 	});
 
+	test('an update n8n could not start (it answered the push 500 after webhook() returned) runs when the service sends it again, once', async () => {
+		const { harness, secret } = await activated();
+		const update = messageUpdate(650, emu.demo.privateChatId, emu.demo.userId);
+		const failed = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: update, startFails: true });
+		expect(failed.status).toBe(500);
+		expect(failed.workflowData).toBeUndefined();
+		// The service got no 2xx and sends the update again to the same process.
+		const again = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: update });
+		expect(again.status).toBe(200);
+		expect(again.workflowData?.[0][0].json).toEqual(update);
+		// Started this time: a third copy is a duplicate.
+		const third = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: update });
+		expect(third.status).toBe(200);
+		expect(third.workflowData).toBeUndefined();
+	});
+
 	test('a copy reaching another n8n process runs again: the window is per process (n8n 2.41 saves no static data of a call that starts an execution)', async () => {
 		const { harness, secret } = await activated();
 		const update = messageUpdate(600, emu.demo.privateChatId, emu.demo.userId);
