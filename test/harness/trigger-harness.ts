@@ -115,6 +115,14 @@ export interface WebhookReceipt {
 	responseBody?: unknown;
 	/** What `webhook()` threw, if it did (n8n answers 500). */
 	error?: Error;
+	/** The webhook's response mode as n8n evaluates it for this request (`responseMode` of the webhook description). */
+	responseMode?: unknown;
+	/**
+	 * The response object n8n handed to `webhook()`: with responseMode 'streaming' n8n then writes the
+	 * execution's chunks on it (`write(JSON.stringify(chunk) + '\n')`, `flush()`) and ends it when the
+	 * execution is finalized; a test does that in n8n's place.
+	 */
+	response?: FakeResponse;
 }
 
 export interface RunningTrigger {
@@ -415,9 +423,19 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					[],
 					null,
 				);
+				// n8n evaluates the response mode before webhook() runs (webhook-helpers.js evaluateResponseOptions).
+				const responseMode = workflow.expression.getSimpleParameterValue(
+					workflow.getNode(node.name)!,
+					webhookDescription().responseMode,
+					isTest ? 'manual' : 'webhook',
+					{},
+					undefined,
+					'onReceived',
+				);
 				const result = await options.nodeType.webhook!.call(context);
 				startsExecution = result.workflowData !== undefined;
-				if (result.noWebhookResponse === true) {
+				// With 'streaming' n8n answers nothing itself: the response belongs to the execution.
+				if (result.noWebhookResponse === true || responseMode === 'streaming') {
 					// Sent by the node inside webhook(), serialized then (FakeResponse, as express).
 					receipt = { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
 				} else if (result.workflowData === undefined) {
@@ -432,6 +450,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 						responseBody: result.webhookResponse !== undefined ? result.webhookResponse : { message: 'Workflow was started' },
 					};
 				}
+				receipt = { ...receipt, responseMode, response: res };
 			} catch (error) {
 				receipt = {
 					status: 500,

@@ -26,6 +26,14 @@ export const webhookOptionFields: INodeProperties[] = [
 		description: 'Maximum number of simultaneous connections the service opens to deliver updates (a whole number from 1 to 100)',
 	},
 	{
+		displayName: 'Stream AI Answers',
+		name: 'streamAnswers',
+		type: 'boolean',
+		default: false,
+		description:
+			"Whether to post the answer of an AI Agent with Enable Streaming in the update's chat as the model writes it: sent at the first words, edited about once a second as it grows, and ending exactly as Send Message with Markdown From AI would send it. The trigger then posts the answer itself: a Send Message with the Agent's output after it would send the answer a second time.",
+	},
+	{
 		displayName: 'Take Over Existing Webhook',
 		name: 'takeOverExistingWebhook',
 		type: 'boolean',
@@ -40,6 +48,7 @@ interface SavedWebhookOptions {
 	takeOverExistingWebhook?: boolean;
 	dropPendingUpdates?: boolean;
 	maxConnections?: number;
+	streamAnswers?: boolean;
 }
 
 export interface WebhookOptions {
@@ -57,3 +66,18 @@ export function readWebhookOptions(ctx: TriggerContext): WebhookOptions {
 		maxConnections: wholeNumber(ctx, 'Max Connections', options.maxConnections, LIMITS.maxConnections),
 	};
 }
+
+/**
+ * Stream AI Answers: n8n then hands the execution's chunks to the push's response (the webhook's
+ * responseMode, evaluated by n8n from this option: `STREAMING_RESPONSE_MODE`).
+ */
+export function streamsAnswers(ctx: TriggerContext): boolean {
+	return optionsOf<SavedWebhookOptions>(ctx).streamAnswers === true;
+}
+
+/**
+ * The webhook's response mode, which n8n evaluates for each push before webhook() runs: 'streaming'
+ * with Stream AI Answers (n8n hands the chunks to the response), else 'onReceived' as before the
+ * option existed, so saved workflows keep their behaviour.
+ */
+export const STREAMING_RESPONSE_MODE = '={{ $parameter["options"]["streamAnswers"] ? "streaming" : "onReceived" }}';
