@@ -56,7 +56,7 @@ import type {
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { Workflow, resolveWebhookDescriptionField } from 'n8n-workflow';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -424,14 +424,12 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					null,
 				);
 				// n8n evaluates the response mode before webhook() runs (webhook-helpers.js evaluateResponseOptions).
-				const responseMode = workflow.expression.getSimpleParameterValue(
-					workflow.getNode(node.name)!,
-					webhookDescription().responseMode,
-					isTest ? 'manual' : 'webhook',
-					{},
-					undefined,
-					'onReceived',
-				);
+				// n8n 2.41 first resolves it natively (a field with a resolver, static parameters), else with the engine.
+				const startNode = workflow.getNode(node.name)!;
+				const native = resolveWebhookDescriptionField(startNode, webhookDescription(), 'responseMode');
+				const responseMode = native.resolved
+					? native.value
+					: workflow.expression.getSimpleParameterValue(startNode, webhookDescription().responseMode, isTest ? 'manual' : 'webhook', {}, undefined, 'onReceived');
 				const result = await options.nodeType.webhook!.call(context);
 				startsExecution = result.workflowData !== undefined;
 				// With 'streaming' n8n answers nothing itself: the response belongs to the execution.

@@ -21,7 +21,7 @@ let emu: Emulator;
 const live: Running[] = [];
 useEmulator({ running: live, started: (started) => (emu = started) });
 
-const INTERVAL_MS = 150;
+const INTERVAL_MS = 200;
 
 beforeEach(() => {
 	jest.replaceProperty(STREAM_TIMING, 'intervalMs', INTERVAL_MS);
@@ -115,7 +115,9 @@ test('the option makes n8n stream to the push: answered at once, then the answer
 	expect(calls.length).toBeGreaterThan(2);
 	expect(calls.every((call) => call.status === 200)).toBe(true);
 	const gaps = calls.slice(1).map((call, index) => call.at - calls[index].at);
-	expect(gaps.filter((gap) => gap < INTERVAL_MS - 5)).toEqual([]);
+	// The emulator records arrivals, which each request's own latency moves a little either way; the
+	// starts themselves are proven apart by the model test (answerStream.test.ts).
+	expect(gaps.filter((gap) => gap < INTERVAL_MS * 0.75)).toEqual([]);
 	// Each edit shows more than the one before: the newest text, never an older one.
 	const visible = calls.map((call) => call.text.replace(/<[^>]*>/g, '').length);
 	expect(visible.slice(1).every((length, index) => length >= visible[index])).toBe(true);
