@@ -20,10 +20,7 @@ const ROOMS = [
 	{ room: 'Send and Wait', path: '^nodes/ServiceBot/actions/sendAndWait/', wing: 'ServiceBot', floor: 3 },
 	{ room: 'resources', path: '^nodes/ServiceBot/resources/', wing: 'ServiceBot', floor: 2 },
 	// keyboard/ is part of the parameter kinds: kinds.ts registers keyboard/read.ts, which reads with text.ts.
-	{ room: 'parameters', path: '^nodes/ServiceBot/parameters/(?!markdown/)', wing: 'ServiceBot', floor: 1 },
-	// The Markdown converter stands on nothing of the node: the parse mode kind (parameters/parseMode.ts) uses it.
-	{ room: 'Markdown', path: '^nodes/ServiceBot/parameters/markdown/', wing: 'ServiceBot', floor: 0 },
-	{ room: 'helpers', path: '^nodes/ServiceBot/helpers/', wing: 'ServiceBot', floor: 0 },
+	{ room: 'parameters', path: '^nodes/ServiceBot/parameters/', wing: 'ServiceBot', floor: 1 },
 	{ room: 'the webhook trigger node', path: '^nodes/ServiceBotTrigger/ServiceBotTrigger\\.node\\.ts$', wing: 'ServiceBotTrigger', floor: 1 },
 	{ room: 'the webhook', path: '^nodes/ServiceBotTrigger/webhook/', wing: 'ServiceBotTrigger', floor: 0 },
 	{ room: 'the polling trigger node', path: '^nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger\\.node\\.ts$', wing: 'ServiceBotPollingTrigger', floor: 1 },
@@ -33,6 +30,8 @@ const ROOMS = [
 	{ room: 'shared/trigger', path: '^nodes/shared/trigger/', wing: 'shared', floor: 2 },
 	{ room: 'shared/sendAndWait', path: '^nodes/shared/sendAndWait/', wing: 'shared', floor: 1 },
 	{ room: 'shared', path: '^nodes/shared/[^/]+\\.ts$', wing: 'shared', floor: 1 },
+	// The Markdown converter stands on nothing: the parse mode kind and the trigger's streamed answers use it.
+	{ room: 'shared/markdown', path: '^nodes/shared/markdown/', wing: 'shared', floor: 0 },
 	// The transport stands on nothing else of nodes/: files.ts and Send and Wait's answered question call the service through it.
 	{ room: 'shared/transport', path: '^nodes/shared/transport/', wing: 'shared', floor: 0 },
 ];

@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 
-import { markdownToHtml } from '../../nodes/ServiceBot/parameters/markdown/blocks';
+import { markdownToHtml } from '../../nodes/shared/markdown/blocks';
 import { ServiceBot } from '../../nodes/ServiceBot/ServiceBot.node';
 import { executeNode } from '../harness';
 import type { BenchItem } from './contenders';

@@ -56,7 +56,7 @@ import type {
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { Workflow, resolveWebhookDescriptionField } from 'n8n-workflow';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -120,6 +120,14 @@ export interface WebhookReceipt {
 	responseBody?: unknown;
 	/** What `webhook()` threw, if it did (n8n answers 500). */
 	error?: Error;
+	/** The webhook's response mode as n8n evaluates it for this request (`responseMode` of the webhook description). */
+	responseMode?: unknown;
+	/**
+	 * The response object n8n handed to `webhook()`: with responseMode 'streaming' n8n then writes the
+	 * execution's chunks on it (`write(JSON.stringify(chunk) + '\n')`, `flush()`) and ends it when the
+	 * execution is finalized; a test does that in n8n's place.
+	 */
+	response?: FakeResponse;
 }
 
 export interface RunningTrigger {
@@ -420,9 +428,17 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					[],
 					null,
 				);
+				// n8n evaluates the response mode before webhook() runs (webhook-helpers.js evaluateResponseOptions).
+				// n8n 2.41 first resolves it natively (a field with a resolver, static parameters), else with the engine.
+				const startNode = workflow.getNode(node.name)!;
+				const native = resolveWebhookDescriptionField(startNode, webhookDescription(), 'responseMode');
+				const responseMode = native.resolved
+					? native.value
+					: workflow.expression.getSimpleParameterValue(startNode, webhookDescription().responseMode, isTest ? 'manual' : 'webhook', {}, undefined, 'onReceived');
 				const result = await options.nodeType.webhook!.call(context);
 				startsExecution = result.workflowData !== undefined;
-				if (result.noWebhookResponse === true) {
+				// With 'streaming' n8n answers nothing itself: the response belongs to the execution.
+				if (result.noWebhookResponse === true || responseMode === 'streaming') {
 					// Sent by the node inside webhook(), serialized then (FakeResponse, as express).
 					receipt = { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
 				} else if (result.workflowData === undefined) {
@@ -445,6 +461,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					res.onSent = undefined;
 					res.status(receipt.status).json(receipt.responseBody);
 				}
+				receipt = { ...receipt, responseMode, response: res };
 			} catch (error) {
 				receipt = {
 					status: 500,

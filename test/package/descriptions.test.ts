@@ -187,6 +187,10 @@ describe('node descriptions against version 0.1.0', () => {
 				// gives 0.1.0's one main output while it is off.
 				'options @ {}.options[name=separateOutputs]',
 				'node.outputs',
+				// Stream AI Answers, a new option (off unless turned on); the response mode an expression that
+				// gives 0.1.0's 'onReceived' while it is off.
+				'options @ {}.options[name=streamAnswers]',
+				'node.webhooks[name=default].responseMode',
 				// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
 				'node.defaultVersion',
 				'node.version',

@@ -11,8 +11,8 @@ import type { At } from './errors';
 import { inputError, show } from './errors';
 import type { Fallback, ParamKindDefinition } from './kind';
 import { baseField } from './kind';
-import { markdownToHtml } from './markdown/blocks';
-import { visibleText } from './markdown/html';
+import { markdownToHtml } from '../../shared/markdown/blocks';
+import { visibleText } from '../../shared/markdown/html';
 import { readText } from './text';
 
 /** The parse mode value of Markdown from a chat model: converted here, sent as HTML. */

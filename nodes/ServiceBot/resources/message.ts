@@ -6,7 +6,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
 import { inputError } from '../parameters/errors';
-import { splitText } from '../helpers/splitText';
+import { splitText } from '../../shared/splitText';
 import type { ItemContext, Param } from '../parameters/param';
 import { MARKDOWN_FROM_AI } from '../parameters/parseMode';
 import type { Method, MethodOfResource, PreparedRequest } from './method';

@@ -3,7 +3,7 @@
  * node adds to the Options collection both triggers show (shared/trigger/description.ts), and their
  * reader, checked before the webhook is set.
  */
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeParameters, INodeProperties, IWebhookDescription, WEBHOOK_RESOLVERS } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
 import type { TriggerContext } from '../../shared/trigger/identity';
@@ -26,6 +26,14 @@ export const webhookOptionFields: INodeProperties[] = [
 		description: 'Maximum number of simultaneous connections the service opens to deliver updates (a whole number from 1 to 100)',
 	},
 	{
+		displayName: 'Stream AI Answers',
+		name: 'streamAnswers',
+		type: 'boolean',
+		default: false,
+		description:
+			"Whether to post the answer of an AI Agent with Enable Streaming in the update's chat as the model writes it: sent at the first words, edited about once a second as it grows, and ending exactly as Send Message with Markdown From AI would send it. The trigger then posts the answer itself: a Send Message with the Agent's output after it would send the answer a second time.",
+	},
+	{
 		displayName: 'Take Over Existing Webhook',
 		name: 'takeOverExistingWebhook',
 		type: 'boolean',
@@ -40,6 +48,7 @@ interface SavedWebhookOptions {
 	takeOverExistingWebhook?: boolean;
 	dropPendingUpdates?: boolean;
 	maxConnections?: number;
+	streamAnswers?: boolean;
 }
 
 export interface WebhookOptions {
@@ -57,3 +66,34 @@ export function readWebhookOptions(ctx: TriggerContext): WebhookOptions {
 		maxConnections: wholeNumber(ctx, 'Max Connections', options.maxConnections, LIMITS.maxConnections),
 	};
 }
+
+/** Stream AI Answers: n8n then hands the execution's chunks to the push's response (`RESPONSE_MODE`). */
+export function streamsAnswers(ctx: TriggerContext): boolean {
+	return optionsOf<SavedWebhookOptions>(ctx).streamAnswers === true;
+}
+
+/** The response mode, as n8n evaluates it for each push before webhook() runs. */
+const RESPONSE_MODE_TEMPLATE = '={{ $parameter["options"]["streamAnswers"] ? "streaming" : "onReceived" }}';
+
+/**
+ * n8n-workflow's `WEBHOOK_RESOLVERS` (2.x): a registered symbol, the same in every copy of n8n-workflow;
+ * taken by its registered name because n8n 1.x's n8n-workflow has no such export (and ignores the key).
+ */
+const RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers') as typeof WEBHOOK_RESOLVERS;
+
+/**
+ * The webhook's response mode: 'streaming' with Stream AI Answers (n8n then hands the execution's
+ * chunks to the push's response), else 'onReceived' as before the option existed, so saved workflows
+ * keep their behaviour. An expression, which n8n 1.x evaluates per push; n8n 2.x resolves it with the
+ * resolver beside it, from the node's parameters, without the expression engine (its
+ * `resolveWebhookDescriptionField`), which costs a push about 0.2 ms otherwise (test/bench/README.md).
+ */
+export const RESPONSE_MODE: Pick<IWebhookDescription, 'responseMode' | typeof WEBHOOK_RESOLVERS> = {
+	responseMode: RESPONSE_MODE_TEMPLATE,
+	[RESOLVERS]: {
+		responseMode: {
+			template: RESPONSE_MODE_TEMPLATE,
+			resolve: (parameters: INodeParameters) => ((parameters.options as IDataObject | undefined)?.streamAnswers ? 'streaming' : 'onReceived'),
+		},
+	},
+};

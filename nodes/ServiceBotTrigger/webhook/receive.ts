@@ -14,9 +14,11 @@ import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigge
 import { recentToken } from '../../shared/transport/token';
 import { routed } from '../../shared/trigger/output';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
+import { streamAnswers } from '../../shared/trigger/stream/pushStream';
 import { showTyping } from '../../shared/trigger/typing';
 import { registeredSecretDigests } from './lifecycle';
 import { forwardToListeners, isProbe } from './forward';
+import { streamsAnswers } from './options';
 import { SECRET_HEADER, deriveSecret, forwardSecret, legacySecret, matchesDigest, secretMatches, sharedSecret } from './secret';
 
 const WARN_INTERVAL_MS = 60_000;
@@ -135,16 +137,19 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		}
 		return {};
 	}
-	if (settings.showTyping) showTyping(this, delivery.update);
+	// Stream AI Answers: the push is answered now, and the execution's end is known (its response ends).
+	const ended = streamsAnswers(this) ? streamAnswers(this, delivery.update) : undefined;
+	if (settings.showTyping) showTyping(this, delivery.update, ended);
 	if (!hasFilesToDownload([delivery.update], settings)) {
-		forgetUnlessStarted(this, windowKey, delivery.updateId);
-		return { workflowData: routed(delivery.update, { json: delivery.item }, settings) };
+		// Streaming answered the push itself: n8n's answer (a 5xx when it cannot start) is not seen there.
+		if (!ended) forgetUnlessStarted(this, windowKey, delivery.updateId);
+		return { workflowData: routed(delivery.update, { json: delivery.item }, settings), ...(ended && { noWebhookResponse: true }) };
 	}
 	// n8n answers the service only once webhook() returned, and a file of up to 20 MB can take longer
 	// than the service waits for an answer (then it sends the update again). So the service is
 	// answered now, with what n8n answers (every copy for other workflows was taken above), and the
 	// execution starts once the file is on the item. A failed download still runs the message.
-	this.getResponseObject().status(200).json({ message: 'Workflow was started' });
+	if (!ended) this.getResponseObject().status(200).json({ message: 'Workflow was started' });
 	const item = await withFiles(this, [delivery.update], delivery.item, settings);
 	return { workflowData: routed(delivery.update, item, settings), noWebhookResponse: true };
 }

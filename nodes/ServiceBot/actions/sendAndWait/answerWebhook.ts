@@ -30,7 +30,7 @@ import type { AnswerReply, AnswerRequest, WaitingReply } from '../../../shared/s
 import { ANSWER_HEADER, CHAT_ANSWER_PATH, NOTICES, answerSignatureMatches } from '../../../shared/sendAndWait/protocol';
 import { LIMITS } from '../../../shared/spec';
 import { tokenOf } from '../../../shared/transport/token';
-import { splitText } from '../../helpers/splitText';
+import { splitText } from '../../../shared/splitText';
 import { HANDY_NAMES_SINCE } from '../../parameters/param';
 import { noticePage, questionPage } from './page';
 import type { AskedQuestion, Question } from './question';

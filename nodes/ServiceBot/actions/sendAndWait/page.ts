@@ -4,7 +4,7 @@
  * stands between tags, never in an attribute, so `&`, `<` and `>` are what the escape needs).
  */
 import { NOTICES } from '../../../shared/sendAndWait/protocol';
-import { escapeHtml } from '../../parameters/markdown/html';
+import { escapeHtml } from '../../../shared/markdown/html';
 import type { AskedQuestion } from './question';
 
 function layout(title: string, body: string): string {

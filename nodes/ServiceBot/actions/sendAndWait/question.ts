@@ -13,7 +13,7 @@ import { LIMITS, UUID_PATTERN } from '../../../shared/spec';
 import type { At } from '../../parameters/errors';
 import { inputError, show } from '../../parameters/errors';
 import { parseLabels } from '../../parameters/keyboard/grid';
-import { escapeHtml } from '../../parameters/markdown/html';
+import { escapeHtml } from '../../../shared/markdown/html';
 import { readText } from '../../parameters/text';
 import type { ResponseType } from './fields';
 import { DEFAULT_LABELS, QUESTION_PARSE_MODE, RESPONSE_TYPES } from './fields';

@@ -38,6 +38,10 @@ const CHANGED_TEXTS = [
 	// Separate Outputs by Kind, a new option (off unless turned on): the outputs are an expression
 	// that gives 0.1.0's one main output while it is off (shared/trigger/output.test.ts evaluates it in n8n).
 	'properties.options.options.separateOutputs.*',
+	// Stream AI Answers, a new option (off unless turned on): the response mode an expression that gives
+	// 0.1.0's 'onReceived' while it is off (shared/trigger/stream/pushStream.test.ts evaluates it as n8n does).
+	'properties.options.options.streamAnswers.*',
+	'webhooks.default.responseMode',
 	'outputs',
 	'outputs.*',
 	// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).

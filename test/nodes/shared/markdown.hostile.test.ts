@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { performance } from 'node:perf_hooks';
 
-import { markdownToHtml } from '../../../../nodes/ServiceBot/parameters/markdown/blocks';
-import { checkFormatting } from '../../../emulator/formatting';
+import { markdownToHtml } from '../../../nodes/shared/markdown/blocks';
+import { checkFormatting } from '../../emulator/formatting';
 
 /** The growth allowed from n to 8n. */
 const MAX_GROWTH_8X = 30;

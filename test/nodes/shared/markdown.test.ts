@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import MarkdownIt from 'markdown-it';
 
-import { splitText } from '../../../../nodes/ServiceBot/helpers/splitText';
-import { markdownToHtml } from '../../../../nodes/ServiceBot/parameters/markdown/blocks';
-import { checkFormatting } from '../../../emulator/formatting';
+import { splitText } from '../../../nodes/shared/splitText';
+import { markdownToHtml } from '../../../nodes/shared/markdown/blocks';
+import { checkFormatting } from '../../emulator/formatting';
 
 describe('a corpus of model answers', () => {
 	test('headings, bold, italic, strike, code with < & * _, a link and a quote', () => {

@@ -1,7 +1,7 @@
 /** Splitting a long text into the service's parts: where it cuts, and never inside formatting. */
 import fc from 'fast-check';
 
-import { splitText as split } from '../../../../nodes/ServiceBot/helpers/splitText';
+import { splitText as split } from '../../../nodes/shared/splitText';
 
 /** The parts of a split that must succeed. */
 function splitText(text: string, max: number, parseMode?: string): string[] {

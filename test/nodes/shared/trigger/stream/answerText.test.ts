@@ -1,0 +1,111 @@
+/**
+ * An answer as it is being written, cut at every character, is shown by messages the service takes:
+ * each prefix of a hostile model answer (nested and unclosed emphasis, backticks, fences, links half
+ * written, `<` and `&`, emoji cut between their two halves, a table, longer than a message) converts
+ * into parts that the emulator's sendMessage and editMessageText accept with parse_mode HTML (the
+ * emulator checks the HTML by the spec's rules), each within the length limit. The conversion of a
+ * growing answer takes time linear in its length (time for 8n over time for n, as
+ * test/nodes/shared/markdown.hostile.test.ts measures: no wall-clock upper bound on the whole).
+ */
+import { performance } from 'node:perf_hooks';
+
+import { answerParts } from '../../../../../nodes/shared/trigger/stream/answerText';
+import { useEmulator } from '../../../../harness/emulator-suite';
+
+const suite = useEmulator();
+
+/** Telegram's length limit, below the spec's 32,768 (spec part 8), so that cutting every prefix stays cheap while the answer still spans two messages. */
+const LIMIT = 4096;
+
+const HOSTILE_PIECES = [
+	'## Plan **for *today*\n\n',
+	'Here is **bold with _nested italic_ inside** and ***both*** and **unclosed bold, ',
+	'then _an italic that never ends and a snake_case_name and 2 * 3 * 4.\n',
+	'Code `a < b && c` and ``double `tick` span`` and a lone ` backtick.\n',
+	'A [link](https://example.com/a?x=1&y=2) and a [half link](https://exa',
+	'mple.com/b and [text](not a url) and <https://example.com/auto> and <b>not a tag</b> & &amp;.\n',
+	'Emoji 😀👍🏽👨‍👩‍👧 and 🇩🇪 flags.\n\n',
+	'```python\nif a < b and c & d:\n    print("**not bold**")\n```\n',
+	'| Plan | Price |\n|:--|--:|\n| **Pro** | 12 € |\n| `x` | <y> |\n\n',
+	'> a quote with **bold\n> and more\n\n',
+	'1. first\n   - nested *item\n2. second ~~strike\n\n',
+];
+
+/** An answer of more than one message: the pieces repeated, ending inside an unclosed fence. */
+function hostileAnswer(length: number): string {
+	let answer = '';
+	for (let index = 0; answer.length < length; index++) answer += HOSTILE_PIECES[index % HOSTILE_PIECES.length];
+	return `${answer}\`\`\`js\nconst open = "<still open>";\n`;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+async function call(method: string, body: Record<string, unknown>): Promise<{ ok: boolean; description?: string; result?: { message_id: number } }> {
+	const response = await fetch(`${suite.emu.baseUrl}/bot${suite.d.token}/${method}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	return (await response.json()) as { ok: boolean; description?: string; result?: { message_id: number } };
+}
+
+test('every prefix of a hostile answer of two messages is sent and edited as HTML the emulator accepts, within the limit', async () => {
+	const answer = hostileAnswer(5_000);
+	expect(answer.length).toBeGreaterThan(LIMIT);
+	const shown: Array<{ id: number; text: string; parseMode: string | undefined }> = [];
+	const refused: string[] = [];
+	let requests = 0;
+	for (let end = 1; end <= answer.length; end++) {
+		const parts = answerParts(answer.slice(0, end), LIMIT);
+		for (const [index, part] of parts.entries()) {
+			expect(part.text.length).toBeLessThanOrEqual(LIMIT);
+			expect(part.text).not.toMatch(LONE_SURROGATE);
+			const before = shown[index];
+			if (before && before.text === part.text && before.parseMode === part.parseMode) continue;
+			const body = { chat_id: suite.d.privateChatId, text: part.text, ...(part.parseMode && { parse_mode: part.parseMode }) };
+			const answered = before ? await call('editMessageText', { ...body, message_id: before.id }) : await call('sendMessage', body);
+			requests++;
+			if (!answered.ok) refused.push(`prefix ${end}, part ${index}: ${answered.description} in ${JSON.stringify(part.text.slice(-80))}`);
+			shown[index] = { id: before?.id ?? answered.result?.message_id ?? -1, text: part.text, parseMode: part.parseMode };
+		}
+	}
+	expect(refused).toEqual([]);
+	// The whole answer: two messages, both HTML (the converter's output splits without breaking formatting).
+	expect(shown.map((message) => message.parseMode)).toEqual(['HTML', 'HTML']);
+	expect(requests).toBeGreaterThan(answer.length / 2);
+	expect(suite.emu.callsTo('editMessageText').every((recorded) => recorded.status === 200)).toBe(true);
+}, 120_000);
+
+test('a prefix that shows nothing yet (spaces, an empty fence) is no message; one ending inside an emoji stops before it', () => {
+	expect(answerParts('   \n\n')).toEqual([]);
+	expect(answerParts('```\n')).toEqual([]);
+	expect(answerParts('Hi 😀'.slice(0, 4))).toEqual([{ text: 'Hi ', parseMode: 'HTML' }]);
+});
+
+/** Milliseconds per conversion of `text` into parts: the fastest of 5 batches of at least 8 ms. */
+function msPerConversion(text: string): number {
+	let fastest = Infinity;
+	for (let batch = 0; batch < 5; batch++) {
+		let runs = 0;
+		const start = performance.now();
+		let elapsed = 0;
+		do {
+			answerParts(text, LIMIT);
+			runs++;
+			elapsed = performance.now() - start;
+		} while (elapsed < 8);
+		fastest = Math.min(fastest, elapsed / runs);
+	}
+	return fastest;
+}
+
+test('converting a growing hostile answer takes time linear in its length (time for 8n / time for n < 30; under 50 µs a character)', () => {
+	const sizes = [2_500, 5_000, 10_000, 20_000].map((length) => {
+		const text = hostileAnswer(length);
+		return { length: text.length, ms: msPerConversion(text) };
+	});
+	const ratio = sizes[3].ms / sizes[0].ms;
+	const shown = sizes.map(({ length, ms }) => `${length} chars: ${ms.toFixed(3)} ms`).join(', ');
+	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < 30, times: shown }).toMatchObject({ under: true });
+	for (const { length, ms } of sizes) expect(ms / length).toBeLessThan(0.05);
+});
