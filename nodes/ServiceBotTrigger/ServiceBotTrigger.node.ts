@@ -35,7 +35,7 @@ export class ServiceBotTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Several workflows of this n8n can listen to one bot, each with its own Trigger On and filters, and a test listens beside them. The service delivers only to a public HTTPS URL (n8n\'s WEBHOOK_URL); without one, use the Service Bot Polling Trigger. Publishing fails while another n8n or system owns the bot\'s webhook, unless "Take Over Existing Webhook" is on.',
+					'With a service on this machine (the local emulator of npm run dev) this trigger works as it is. A service elsewhere delivers only to a public HTTPS URL (n8n\'s WEBHOOK_URL); without one, use the Service Bot Polling Trigger. Several workflows of this n8n can listen to one bot, each with its own Trigger On and filters, and a test listens beside them. Publishing fails while another n8n or system owns the bot\'s webhook, unless "Take Over Existing Webhook" is on.',
 				name: 'oneWebhookNotice',
 				type: 'notice',
 				default: '',

@@ -57,6 +57,16 @@ function quoted(fileId: string): string {
 	return `'${fileId.length > 80 ? `${fileId.slice(0, 79)}…` : fileId}'`;
 }
 
+/** A file as a failure names it: by the name its sender gave it (what the user sees), else by its ID. */
+export interface NamedFile {
+	readonly fileId: string;
+	readonly fileName?: string;
+}
+
+function named(file: NamedFile): string {
+	return quoted(safeName(file.fileName) ?? file.fileId);
+}
+
 /** What getFile answers (Telegram's File); a field of an unexpected shape reads as absent. */
 const ServiceFile = z.looseObject({
 	file_id: z.string().optional().catch(undefined),
@@ -76,9 +86,9 @@ export function serviceFileOf(result: unknown): ServiceFile {
  * Over the limit: what the file is (its size; or, `cameLarger`, that its bytes went past the limit
  * where nothing said its size), and `next`, what to do (the trigger: its metadata is on the item).
  */
-export function tooBigText(fileId: string, bytes: number | undefined, next: string, cameLarger = false): string {
+export function tooBigText(file: NamedFile, bytes: number | undefined, next: string, cameLarger = false): string {
 	const size = bytes !== undefined ? ` (the file is ${megabytes(bytes)})` : cameLarger ? ` (it came larger than ${LIMIT_TEXT})` : '';
-	return `File ${quoted(fileId)} is over the service's ${LIMIT_TEXT} download limit for bots${size}: ${next}`;
+	return `File ${named(file)} is over the service's ${LIMIT_TEXT} download limit for bots${size}: ${next}`;
 }
 
 /** The service does not know the ID (another bot's, mistyped, or no longer kept); `said` is its own words. */
@@ -101,7 +111,7 @@ export class FileTooBig extends Error {
 		readonly fileId: string,
 		readonly bytes: number,
 	) {
-		super(tooBigText(fileId, bytes, ASK_FOR_A_SMALLER_FILE));
+		super(tooBigText({ fileId }, bytes, ASK_FOR_A_SMALLER_FILE));
 	}
 }
 
@@ -121,17 +131,18 @@ export function problemOf(error: unknown): 'tooBig' | 'unknown' | 'failed' {
 }
 
 /**
- * Why a file could not be fetched, in one sentence that names the file (never its path or URL):
+ * Why a file could not be fetched, in one sentence that names the file (by its name when the message
+ * gave one, else its ID; never its path or URL):
  * over the limit (with `tooBigNext`, what to do), unknown to the service, the typed failure of the
  * download, or n8n not storing it.
  */
-export function failureText(error: unknown, fileId: string, tooBigNext: string): string {
+export function failureText(error: unknown, file: NamedFile, tooBigNext: string): string {
 	const failure = failureOf(error);
 	const problem = problemOf(error);
 	const oversize = oversizeOf(error);
-	if (problem === 'tooBig') return tooBigText(fileId, error instanceof FileTooBig ? error.bytes : undefined, tooBigNext, oversize !== undefined);
-	if (problem === 'unknown' && failure?.kind === 'refused') return unknownFileText(fileId, failure.description);
-	const what = `Could not download file ${quoted(fileId)}`;
+	if (problem === 'tooBig') return tooBigText(file, error instanceof FileTooBig ? error.bytes : undefined, tooBigNext, oversize !== undefined);
+	if (problem === 'unknown' && failure?.kind === 'refused') return unknownFileText(file.fileId, failure.description);
+	const what = `Could not download file ${named(file)}`;
 	if (oversize !== undefined) {
 		return `${what}: the file came larger than the service said (getFile gave ${oversize.limitBytes.toLocaleString('en-US')} bytes); it was not kept nor asked again`;
 	}

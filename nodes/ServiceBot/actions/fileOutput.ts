@@ -62,7 +62,7 @@ export async function downloadedFile(
 	return await downloadInto(ctx, serviceFileOf(result), { fileId }, itemIndex).then(
 		(binary) => ({ [delivery.field]: binary }),
 		async (error: unknown) => {
-			const message = failureText(error, fileId, ASK_FOR_A_SMALLER_FILE);
+			const message = failureText(error, { fileId }, ASK_FOR_A_SMALLER_FILE);
 			if (!(error instanceof NodeApiError)) throw new NodeOperationError(ctx.getNode(), `${message} [item ${itemIndex}]`, { itemIndex });
 			// The service's failure stays with the error (the transport's typed failure); only its words change.
 			error.message = message;

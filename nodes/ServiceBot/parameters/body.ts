@@ -6,6 +6,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { At } from './errors';
+import { explainEmptyExpression } from './emptyExpression';
 import { checkFixedValue } from './fixed';
 import type { Fallback, ReadItem } from './kind';
 import { PARAM_KINDS } from './kinds';
@@ -83,8 +84,13 @@ export function readParam(item: ReadItem, param: Param, additional: IDataObject 
 	const field = fieldName(param);
 	const underAdditional = inAdditionalFields(param);
 	const value = underAdditional ? additional[field] : nodeParameter(item.ctx, field, item.itemIndex, '');
-	checkFixedValue(item, param, underAdditional ? `additionalFields.${field}` : field);
-	return checkValue(item, param, value);
+	const path = underAdditional ? `additionalFields.${field}` : field;
+	checkFixedValue(item, param, path);
+	try {
+		return checkValue(item, param, value);
+	} catch (error) {
+		throw explainEmptyExpression(item, param, path, value, error);
+	}
 }
 
 /**
@@ -94,7 +100,7 @@ export function readParam(item: ReadItem, param: Param, additional: IDataObject 
 export function readBody(context: ItemContext, params: readonly Param[], version: number): IDataObject {
 	const { ctx, itemIndex } = context;
 	const at: At = { node: ctx.getNode(), itemIndex };
-	const item: ReadItem = { ...context, at };
+	const item: ReadItem = { ...context, at, version };
 	const inVersion = params.filter((param) => isInVersion(param, version));
 	const additional = inVersion.some(inAdditionalFields) ? (nodeParameter(ctx, 'additionalFields', itemIndex, {}) as IDataObject) : {};
 	const body: IDataObject = {};

@@ -8,10 +8,10 @@ import { USERNAME_BODY, UUID_PATTERN, UUID_SOURCE } from '../../shared/spec';
 import { inputError, show } from './errors';
 import type { ParamKindDefinition, ReadItem } from './kind';
 import { baseField } from './kind';
-import { triggerUpdateOf } from './fromTrigger';
+import { FROM_TRIGGER_MODE, triggerUpdateOf } from './fromTrigger';
 import type { Param } from './param';
 import { followsTrigger } from './param';
-import { readText } from './text';
+import { readIdText } from './idText';
 
 /** A public chat username: `@` then letters, digits and underscores. */
 const USERNAME = new RegExp(`^@${USERNAME_BODY}$`);
@@ -24,8 +24,13 @@ const NUMBER_NEXT_STEP =
 const WHERE_CHAT_IDS_COME_FROM =
 	"Chat IDs are UUIDs such as 0b6c8a58-0a7e-4b3c-9f3e-2f1f5d9a7c11: after a Service Bot trigger, map {{ $json.chat_id }} (as an expression), or take the id that Get Chat returns. Public groups and channels can also be named by their username starting with @.";
 
-/** The resource locator mode that replies in the trigger's chat. */
-const FROM_TRIGGER_MODE = 'trigger';
+
+/**
+ * The ID field's own check, which n8n shows before running: the way forward with a trigger and without
+ * one (spec: a chat is a UUID, or a public group's or channel's @username).
+ */
+const NOT_A_CHAT_UUID =
+	'Not a chat UUID. After a Service Bot trigger map {{ $json.chat_id }} in Expression mode; without one, use By Username (@name of a public group or channel; Get Chat with it returns the UUID), or copy chat_id from a trigger item in Executions';
 
 /** From Trigger: the value names a trigger node, or is empty for any Service Bot trigger before the node. */
 const fromTriggerMode = {
@@ -76,7 +81,7 @@ export const chatKind: ParamKindDefinition = {
 					// n8n refuses to run the node while a Fixed value fails this check, so this message is what
 					// a user who typed a number (a Telegram chat ID) or `{{ $json.chat_id }}` in Fixed mode reads.
 					validation: [
-						{ type: 'regex', properties: { regex: UUID_SOURCE, errorMessage: 'Not a chat UUID: map {{ $json.chat_id }} from a Service Bot trigger, in Expression mode' } },
+						{ type: 'regex', properties: { regex: UUID_SOURCE, errorMessage: NOT_A_CHAT_UUID } },
 					],
 				},
 				{
@@ -99,7 +104,7 @@ export const chatKind: ParamKindDefinition = {
 		const { at } = item;
 		const field = param.displayName;
 		if (isObject(value) && value.mode === FROM_TRIGGER_MODE) return triggerChat(item, param, value.value);
-		const text = readText(at, field, locatedChat(value)).trim();
+		const text = readIdText(at, field, locatedChat(value));
 		if (text === '') throw inputError(at, field, 'is required: a chat UUID or a public @username');
 		if (UUID_PATTERN.test(text) || USERNAME.test(text)) return text;
 		// A number is a chat ID from Telegram or its bots, which the user most likely copied from there.

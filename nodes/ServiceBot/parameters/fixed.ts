@@ -36,7 +36,7 @@ function seenIn(ctx: IExecuteFunctions): RunSeen {
 }
 
 /** The saved value at a dotted path ('text', 'additionalFields.caption'); a resource locator's (the chat) is its `value`. */
-function savedAt(parameters: INodeParameters, path: string): unknown {
+export function savedAt(parameters: INodeParameters, path: string): unknown {
 	let value: unknown = parameters;
 	for (const key of path.split('.')) {
 		if (value === null || typeof value !== 'object') return undefined;

@@ -17,10 +17,35 @@ import type { ReadItem } from './kind';
 /** The node names (after the package's prefix) of the triggers whose items are updates. */
 const TRIGGER_NAMES = ['serviceBotTrigger', 'serviceBotPollingTrigger'];
 
-/** What to do instead, the same wherever following the item back fails. */
-const MAP_INSTEAD = 'choose By ID and map a chat ID from a field of the item';
-const OTHER_WAYS = 'take the id that Get Chat returns, or name a public group or channel with Username (@username)';
-const INSTEAD = `Instead, ${MAP_INSTEAD}, ${OTHER_WAYS}.`;
+/** The resource locator mode that takes its value from the trigger's update (the chat, the click). */
+export const FROM_TRIGGER_MODE = 'trigger';
+
+/**
+ * What a field takes From Trigger and what to do instead, in the words of its errors: the same
+ * wherever following the item back fails.
+ */
+export interface FollowedValue {
+	/** What From Trigger does for this field: "replies in the chat of the trigger's update". */
+	readonly purpose: string;
+	/** What to map By ID instead: "a chat ID from a field of the item". */
+	readonly mapInstead: string;
+	/** The expression that maps it when the node is a tool of an AI Agent. */
+	readonly toolExpression: string;
+	/** Other ways to give the value, if any. */
+	readonly otherWays?: string;
+}
+
+/** The chat: From Trigger's first use. */
+export const CHAT_FROM_TRIGGER: FollowedValue = {
+	purpose: "replies in the chat of the trigger's update",
+	mapInstead: 'a chat ID from a field of the item',
+	toolExpression: "{{ $('Service Bot Trigger').item.json.chat_id }}",
+	otherWays: 'take the id that Get Chat returns, or name a public group or channel with Username (@username)',
+};
+
+function insteadOf(wanted: FollowedValue): string {
+	return `choose By ID and map ${wanted.mapInstead}${wanted.otherWays ? `, or ${wanted.otherWays}` : ''}`;
+}
 
 /** The part of n8n's `$('Node')` this reads. */
 interface NodeSelection {
@@ -62,7 +87,7 @@ function causeOf(error: unknown): string | undefined {
  * errors, `triggerName` a trigger node to follow (empty: any Service Bot trigger before this node).
  * Throws the input error, naming the field, before anything is sent.
  */
-export function triggerUpdateOf(item: ReadItem, field: string, triggerName = ''): ReceivedUpdate {
+export function triggerUpdateOf(item: ReadItem, field: string, triggerName = '', wanted: FollowedValue = CHAT_FROM_TRIGGER): ReceivedUpdate {
 	const { ctx, itemIndex, at } = item;
 	const self = ctx.getNode().name;
 	const parents = ctx.getParentNodes(self).filter((node) => !node.disabled);
@@ -70,18 +95,18 @@ export function triggerUpdateOf(item: ReadItem, field: string, triggerName = '')
 	if (triggers.length === 0) {
 		// A tool of an AI Agent hangs below the agent, not after the trigger: n8n lists no parents for it.
 		const what = isTool(ctx.getNode().type)
-			? `this node is a tool of an AI Agent, which no trigger comes before; map {{ $('Service Bot Trigger').item.json.chat_id }} By ID`
+			? `this node is a tool of an AI Agent, which no trigger comes before; map ${wanted.toolExpression} By ID`
 			: triggerName === ''
 				? 'no Service Bot trigger comes before this node'
 				: `no node named "${triggerName}" comes before this node`;
-		throw inputError(at, field, `From Trigger replies in the chat of the trigger's update, but ${what}. ${INSTEAD}`);
+		throw inputError(at, field, `From Trigger ${wanted.purpose}, but ${what}. Instead, ${insteadOf(wanted)}.`);
 	}
 	const proxy = ctx.getWorkflowDataProxy(itemIndex);
 	const select = proxy.$ as (name: string) => NodeSelection;
 	const ran = triggers.filter((trigger) => select(trigger.name).isExecuted);
 	if (ran.length === 0) {
 		const names = triggers.map((trigger) => `"${trigger.name}"`).join(', ');
-		throw inputError(at, field, `From Trigger follows the item back to ${names}, which did not start this execution (another trigger did). ${INSTEAD}`);
+		throw inputError(at, field, `From Trigger follows the item back to ${names}, which did not start this execution (another trigger did). Instead, ${insteadOf(wanted)}.`);
 	}
 	let broken: { trigger: string; cause?: string } | undefined;
 	for (const trigger of ran) {
@@ -105,7 +130,7 @@ export function triggerUpdateOf(item: ReadItem, field: string, triggerName = '')
 	throw inputError(
 		at,
 		field,
-		`From Trigger could not follow this item back to "${trigger}": ${where}. Keep the items paired there (a Code node: return each item with its pairedItem), or ${MAP_INSTEAD} (keep chat_id on the items), or ${OTHER_WAYS}.`,
+		`From Trigger could not follow this item back to "${trigger}": ${where}. Keep the items paired there (a Code node: return each item with its pairedItem), or ${insteadOf(wanted)} (keep it on the items).`,
 	);
 }
 

@@ -14,6 +14,8 @@ import { fieldName } from './param';
 /** An item being read, and where its problems are reported. */
 export interface ReadItem extends ItemContext {
 	readonly at: At;
+	/** The node's version: a kind's check may be stricter in a newer one (saved workflows keep theirs). */
+	readonly version: number;
 }
 
 export interface ParamKindDefinition {

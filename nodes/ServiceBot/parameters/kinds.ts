@@ -3,6 +3,7 @@
  * a kind is one module and one line here (and its name in ParamKind, param.ts).
  */
 import { chatKind } from './chat';
+import { callbackQueryIdKind, messageIdKind } from './clicked';
 import { commandsKind } from './commands';
 import { entitiesKind } from './entities';
 import type { ParamKindDefinition } from './kind';
@@ -16,6 +17,8 @@ import { VALUE_KINDS } from './values';
 export const PARAM_KINDS: Record<ParamKind, ParamKindDefinition> = {
 	...VALUE_KINDS,
 	chat: chatKind,
+	messageId: messageIdKind,
+	callbackQueryId: callbackQueryIdKind,
 	media: mediaKind,
 	text: textKind,
 	parseMode: parseModeKind,

@@ -9,8 +9,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 export const NODE_VERSIONS = [1, 2, 3, 4] as const;
 
 /**
- * From this version a chat field (a parameter with `fromTrigger`) has the mode From Trigger, its
- * default: the chat of the update that started the item. Older nodes keep By ID as their default.
+ * From this version a parameter with `fromTrigger` (a chat, a clicked message, a click) has the mode
+ * From Trigger, its default: taken from the update that started the item. Older nodes keep By ID.
  */
 export const FROM_TRIGGER_SINCE = 4;
 
@@ -24,7 +24,7 @@ export const HANDY_NAMES_SINCE = 4;
  * The kind of a wire parameter: it decides the editor field and the check.
  * - chat: chat UUID or public `@username` (a resource locator); user: a UUID
  * - media: a media UUID, or a file of the input item uploaded with the request; fileId: a media UUID
- * - messageId: whole number from 1; integer: whole number within min/max
+ * - messageId: whole number from 1; callbackQueryId: a click's ID; integer: whole number within min/max
  * - text: string within min/max UTF-16 units; replyMarkup: the keyboard fields
  * Each kind's editor fields and reader live in one module, registered in kinds.ts (PARAM_KINDS).
  */
@@ -34,6 +34,7 @@ export type ParamKind =
 	| 'media'
 	| 'fileId'
 	| 'messageId'
+	| 'callbackQueryId'
 	| 'text'
 	| 'integer'
 	| 'boolean'
@@ -88,7 +89,10 @@ export interface Param {
 	readonly removable?: string;
 	/** The node versions that have this parameter (both bounds inclusive; open when absent). */
 	readonly versions?: { readonly from?: number; readonly to?: number };
-	/** chat: the value can be the chat of the update that started the item (from FROM_TRIGGER_SINCE its default). */
+	/**
+	 * chat, messageId, callbackQueryId: the value can be taken from the update that started the item (its
+	 * chat, its clicked message, its click); from FROM_TRIGGER_SINCE that is the default.
+	 */
 	readonly fromTrigger?: boolean;
 }
 

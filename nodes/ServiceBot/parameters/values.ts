@@ -10,6 +10,7 @@ import type { ParamKindDefinition } from './kind';
 import { baseField } from './kind';
 import type { Param, ParamKind } from './param';
 import { isEmpty } from './param';
+import { readIdText } from './idText';
 import { readText } from './text';
 
 /** ISO 639 code, optionally with a region (`en`, `pt-br`); what Telegram-compatible services accept. */
@@ -33,14 +34,14 @@ const UUID_SOURCES: Record<string, string> = {
 };
 
 export function checkUuid(at: At, field: string, value: unknown, what: string): string {
-	const text = readText(at, field, value).trim();
+	const text = readIdText(at, field, value);
 	if (text === '') throw inputError(at, field, `is required: the ${what} UUID`);
 	if (UUID_PATTERN.test(text)) return text;
 	const source = /^[-+]?\d+$/.test(text) ? UUID_SOURCES[what] : undefined;
 	throw inputError(at, field, `${show(text)} is not a ${what} UUID${source ? `. ${source}` : ''}`);
 }
 
-function checkInteger(at: At, field: string, value: unknown, param: Param): number {
+export function checkInteger(at: At, field: string, value: unknown, param: Param): number {
 	let number: number;
 	if (typeof value === 'number') number = value;
 	else if (typeof value === 'string' && /^\s*[-+]?\d+\s*$/.test(value)) number = Number(value);
@@ -135,14 +136,6 @@ const uuidKind = (what: string): ParamKindDefinition => ({
 export const VALUE_KINDS = {
 	user: uuidKind('user'),
 	fileId: uuidKind('media file'),
-	messageId: {
-		// A text field, like n8n's Telegram node: a number field would show a misleading default.
-		fields: (param) => [{ ...baseField(param), type: 'string', default: '', placeholder: 'e.g. 42' }],
-		read(value, param, { at }) {
-			if (isEmpty(value)) throw inputError(at, param.displayName, 'is required: the sequence number of the message');
-			return checkInteger(at, param.displayName, value, param);
-		},
-	},
 	integer: {
 		fields: (param) => [
 			{

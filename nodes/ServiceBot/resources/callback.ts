@@ -69,8 +69,9 @@ export const callbackMethods: readonly Method[] = inResource('callback', [
 		params: [
 			{
 				name: 'callback_query_id',
-				kind: 'text',
+				kind: 'callbackQueryId',
 				required: true,
+				fromTrigger: true,
 				displayName: 'Callback Query ID',
 				description: 'The ID of the callback query, from the trigger output',
 				hint: 'After a Service Bot trigger: {{ $json.callback_query_id }}',

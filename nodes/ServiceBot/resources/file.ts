@@ -33,7 +33,7 @@ export const fileMethods: readonly Method[] = inResource('file', [
 			{
 				status: 400,
 				matches: GET_FILE_REFUSALS.tooBig,
-				advice: ({ body }) => tooBigText(String(body.file_id), undefined, ASK_FOR_A_SMALLER_FILE),
+				advice: ({ body }) => tooBigText({ fileId: String(body.file_id) }, undefined, ASK_FOR_A_SMALLER_FILE),
 			},
 			{ status: 400, matches: GET_FILE_REFUSALS.unknown, advice: ({ body, said }) => unknownFileText(String(body.file_id), said) },
 		],

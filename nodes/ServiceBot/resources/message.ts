@@ -92,8 +92,10 @@ function sendMedia(name: string, field: string, noun: string, onlyMimeTypes?: Pa
 }
 
 /** A message of the bot's: after a click, the clicked message (the trigger's item, or Answer Callback Query's output). */
-const editedMessage = (description: string): Param =>
-	messageId(`Sequence number of the message to ${description}`, 'After a button click (the trigger, or Answer Callback Query): {{ $json.message_id }}');
+const editedMessage = (description: string): Param => ({
+	...messageId(`Sequence number of the message to ${description}`, 'After a button click (the trigger, or Answer Callback Query): {{ $json.message_id }}'),
+	fromTrigger: true,
+});
 
 export const messageMethods: readonly Method[] = inResource('message', [
 	{

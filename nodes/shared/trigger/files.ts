@@ -115,7 +115,7 @@ export async function withFiles(
 		try {
 			binary[binaryField(index)] = await fetchFile(ctx, file);
 		} catch (error) {
-			const text = failureText(error, file.fileId, METADATA_ON_THE_ITEM);
+			const text = failureText(error, file, METADATA_ON_THE_ITEM);
 			// The item runs all the same; only a failed download is worth fetching again later.
 			const said = redact(problemOf(error) === 'failed' ? `${text}. ${FAILED_NEXT}` : text, token);
 			errors.push(said);

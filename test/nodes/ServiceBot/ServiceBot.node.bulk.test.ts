@@ -126,7 +126,7 @@ describe('errors in bulk', () => {
 		]);
 		expect(out[1].json.error).toBe("Chat: 'abc' is not a chat UUID or @username [item 1]");
 		expect(out[3].json.error).toBe('Forbidden: bot is not a member of the chat. Add the bot to the chat (as an administrator where posting needs it, such as a channel), then run the workflow again');
-		expect(out[4].json.error).toBe('Text: is required and may not be empty [item 4]');
+		expect(out[4].json.error).toBe("Text: is empty: {{ $json.text }} gave ''; the item's text is empty [item 4]");
 		expect(ctx.emu.callsTo('sendMessage').map((call) => call.body.text).sort()).toEqual(
 			['valid 1', 'valid 2', 'refused by the service', 'valid 3'].sort(),
 		);

@@ -17,6 +17,10 @@ import { useEmulator } from '../../harness/emulator-suite';
 
 const ctx = useEmulator();
 
+/** The Chat field's own check: how to get a chat's ID with a trigger and without one (spec: chat_id is a UUID or a public @username). */
+const NOT_A_CHAT =
+	'Not a chat UUID. After a Service Bot trigger map {{ $json.chat_id }} in Expression mode; without one, use By Username (@name of a public group or channel; Get Chat with it returns the UUID), or copy chat_id from a trigger item in Executions';
+
 const SWITCH = 'Switch the field to Expression (hover the field, click "Expression") or remove the braces';
 
 const answer = (callbackQueryId: string): INodeParameters => ({
@@ -89,7 +93,7 @@ describe('a Fixed value that looks like an expression', () => {
 
 	test("a Fixed {{ $json.chat_id }} in the chat's ID field: n8n refuses to run the node with the field's message, which says to map it in Expression mode", async () => {
 		await expect(run(ctx, { resource: 'message', operation: 'sendMessage', chatId: byId('{{ $json.chat_id }}'), text: 'hi' })).rejects.toThrow(
-			'Not a chat UUID: map {{ $json.chat_id }} from a Service Bot trigger, in Expression mode',
+			NOT_A_CHAT,
 		);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
@@ -143,7 +147,7 @@ describe('a number where a UUID belongs says where IDs come from', () => {
 	const sendTo = (chat: string): INodeParameters => ({ resource: 'message', operation: 'sendMessage', chatId: byId(chat), text: 'hi' });
 
 	test('a numeric chat ID typed in the ID field (as on Telegram): n8n refuses to run the node with the field\'s message', async () => {
-		await expect(run(ctx, sendTo('123456789'))).rejects.toThrow('Not a chat UUID: map {{ $json.chat_id }} from a Service Bot trigger, in Expression mode');
+		await expect(run(ctx, sendTo('123456789'))).rejects.toThrow(NOT_A_CHAT);
 		expect(ctx.emu.calls).toHaveLength(0);
 	});
 

@@ -123,9 +123,9 @@ describe('Get File: bad input is refused naming the field and the item, before a
 		expect(ctx.emu.callsTo('getFile')).toEqual([]);
 	});
 
-	it('an empty File ID (the expression found nothing)', async () => {
+	it('an empty File ID (the expression found nothing): the error says what it gave and what the item has', async () => {
 		const result = await run(ctx, getFile(), { items: [{ text: 'no file here' }] });
-		expect(result.error?.message).toMatch(/^File ID: is required: the media file UUID \[item 0\]$/);
+		expect(result.error?.message).toBe('File ID: is empty: {{ $json.file_id }} gave undefined; the item has no file_id; it has: text [item 0]');
 		expect(ctx.emu.callsTo('getFile')).toEqual([]);
 	});
 

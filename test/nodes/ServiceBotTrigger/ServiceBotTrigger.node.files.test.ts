@@ -154,7 +154,7 @@ describe('Download Files: the file on the item as binary data', () => {
 		expect((await bytesOf(item)).equals(await serviceBytes(emu, String(sizes[index].file_id)))).toBe(true);
 	});
 
-	it('a file of exactly 20 MB arrives whole; one just over runs all the same, saying the limit and its size', async () => {
+	it('a file of exactly 20 MB arrives whole; one just over runs all the same, file_error naming it by its file_name, the limit and its size', async () => {
 		const trigger = await publish({ downloadFiles: true });
 		const limit = FILES.downloadBytes.max;
 		const whole = Buffer.alloc(limit, 0x33);
@@ -169,7 +169,8 @@ describe('Download Files: the file on the item as binary data', () => {
 		expect(second.binary).toBeUndefined();
 		expect(second.json).toMatchObject({ file_id: file.file_id, file_name: 'too-big.pdf', file_size: limit + 1, text: 'my scan', chatInput: 'my scan' });
 		expect(second.json.file_error).toBe(
-			`File '${String(file.file_id)}' is over the service's 20 MB download limit for bots (the file is 20.0 MB): it was not downloaded; its file_id and metadata are on the item`,
+			// Named as the sender named it (the item has file_name), not by its ID.
+			"File 'too-big.pdf' is over the service's 20 MB download limit for bots (the file is 20.0 MB): it was not downloaded; its file_id and metadata are on the item",
 		);
 		// Known from the message: the service is not even asked.
 		expect(emu.callsTo('getFile')).toHaveLength(1);

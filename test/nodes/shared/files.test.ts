@@ -230,8 +230,9 @@ describe("a trigger's Download Files: the name n8n keeps, a body larger than get
 
 		expect(item.binary).toBeUndefined();
 		expect(item.json).toMatchObject({ file_id: file.file_id, text: 'my scan' });
+		// Named by the name the sender gave it, which the item shows as file_name.
 		expect(item.json.file_error).toBe(
-			`Could not download file '${String(file.file_id)}': the file came larger than the service said (getFile gave 1,024 bytes); it was not kept nor asked again. The message ran without it: its file_id is on the item, to fetch it later with Service Bot → File → Get File`,
+			`Could not download file '${String(item.json.file_name)}': the file came larger than the service said (getFile gave 1,024 bytes); it was not kept nor asked again. The message ran without it: its file_id is on the item, to fetch it later with Service Bot → File → Get File`,
 		);
 		expect(emu.callsTo('file')).toHaveLength(1);
 	});

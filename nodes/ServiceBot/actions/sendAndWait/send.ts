@@ -104,7 +104,7 @@ function keyboardOf(ctx: IExecuteFunctions, question: Question, place: Place, an
 export async function sendAndWait(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const at: At = { node: this.getNode(), itemIndex: 0 };
 	const options = nodeParameter(this, 'options', 0, {}) as IDataObject;
-	const item: ReadItem = { ctx: this, itemIndex: 0, options, at };
+	const item: ReadItem = { ctx: this, itemIndex: 0, options, at, version: this.getNode().typeVersion };
 	// Everything is read and checked before the first request.
 	const chatId = readParam(item, QUESTION_CHAT) as string;
 	checkFixedValue(item, MESSAGE, 'message');
