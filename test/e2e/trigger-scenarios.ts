@@ -673,54 +673,6 @@ async function clickAnswerOf(n8n: N8n, executionId: string): Promise<{ json: Jso
 	return { json: task?.data?.main?.[0]?.[0]?.json ?? {}, hints: task?.hints ?? [] };
 }
 
-/**
- * Publishing with a token the service refuses: n8n's REST answer (what the editor's toast shows) names
- * the credential and its Access Token in the credential test's words, after at most two calls. The
- * elapsed time is printed (the target is within 5 s), not asserted.
- */
-const publishWithWrongToken: Scenario = {
-	name: 'publishing with a wrong token is refused naming the credential and the field, after at most two calls',
-	async run(ctx) {
-		const emulator = await ctx.emulator();
-		const n8n = await ctx.n8n();
-		await n8n.start();
-		await n8n.setupOwner();
-		const credentialName = 'Service Bot (wrong token)';
-		const wrongToken = '7000000999:not-the-bots-token';
-		const credential = await n8n.request('POST', '/rest/credentials', {
-			name: credentialName,
-			type: 'serviceBotApi',
-			data: { accessToken: wrongToken, baseUrl: emulator.baseUrl },
-		});
-		const created = await n8n.createWorkflow({
-			name: 'Published with a wrong token',
-			settings: { executionOrder: 'v1' },
-			nodes: [
-				webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId: String(credential.id), webhookId: randomUUID(), typeVersion: 2, updates: ['message'], options: {} }),
-			],
-			connections: {},
-		});
-		const workflowId = String(created.id);
-		const workflow = await n8n.request('GET', `/rest/workflows/${workflowId}`);
-		await emulator.clearCalls();
-		const startedAt = Date.now();
-		const response = await n8n.fetch('POST', `/rest/workflows/${workflowId}/activate`, { versionId: workflow.versionId });
-		const text = await response.text();
-		const elapsedMs = Date.now() - startedAt;
-		ctx.log(`publishing answered ${response.status} after ${(elapsedMs / 1000).toFixed(1)} s: ${text.slice(0, 300)}`);
-		assert.equal(response.ok, false, `publishing with a wrong token succeeded: ${text.slice(0, 300)}`);
-		// n8n answers `{message, …}`: the message is what the editor's toast shows.
-		const message = String((JSON.parse(text) as Json).message ?? text);
-		assert.ok(message.includes(`"${credentialName}"`), `the error names the credential: ${message}`);
-		assert.ok(message.includes('Access Token'), `the error names the field: ${message}`);
-		assert.ok(message.includes('rejected the access token (401)'), `the error has the credential test's words: ${message}`);
-		assert.ok(!text.includes('not-the-bots-token'), 'the token is not in the answer');
-		const calls = await emulator.calls();
-		ctx.log(`the emulator got ${calls.length} call(s): ${calls.map((call) => call.method).join(', ')}`);
-		assert.ok(calls.length <= 2, `at most two calls, got ${calls.length}`);
-	},
-};
-
 export const TRIGGER_SCENARIOS: Scenario[] = [
 	testThenPublish,
 	testWhilePublished,
@@ -731,5 +683,4 @@ export const TRIGGER_SCENARIOS: Scenario[] = [
 	outputsByKind,
 	overlappingClicks,
 	hostileMarkdown,
-	publishWithWrongToken,
 ];
