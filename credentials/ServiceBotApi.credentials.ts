@@ -7,6 +7,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
+import { NOTHING_AT_BASE_URL, TOKEN_REFUSED } from '../nodes/shared/transport/credentialProblems';
 import { tokenPathSegment } from '../nodes/shared/transport/token';
 
 /** `https://api.example.com/` and `https://api.example.com` mean the same service. */
@@ -84,14 +85,14 @@ export class ServiceBotApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message: 'The service rejected the access token (401). Check that the token is complete and still valid.',
+					message: TOKEN_REFUSED,
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message: 'Nothing answered at this address (404). Check the base URL (without /bot…) and the token.',
+					message: NOTHING_AT_BASE_URL,
 				},
 			},
 		],

@@ -58,6 +58,7 @@ import type { IDataObject, ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, pause } from '../shared/transport/client';
+import { TOKEN_REFUSED, credentialError } from '../shared/transport/credentialProblems';
 import type { ServiceFailure } from '../shared/transport/failure';
 import { failureOf, messageOf } from '../shared/transport/failure';
 import { rereadToken } from '../shared/transport/token';
@@ -138,11 +139,9 @@ export function retryWait(failure: ServiceFailure | undefined, failures: number)
 	return backoff(failures);
 }
 
+/** A 401 while polling: the credential's words, naming it and its Access Token (credentialProblems.ts). */
 export function tokenRefused(ctx: ITriggerFunctions): NodeOperationError {
-	return new NodeOperationError(
-		ctx.getNode(),
-		'The service refused the bot token (401 Unauthorized): check the access token in the Service Bot API credential',
-	);
+	return credentialError(ctx, { field: 'Access Token', advice: TOKEN_REFUSED });
 }
 
 /** The bot has a webhook; `holders` are the published workflows of this n8n that receive through it. */

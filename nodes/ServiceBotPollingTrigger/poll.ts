@@ -43,7 +43,7 @@ import type { IDataObject, INodeExecutionData, ITriggerFunctions, ITriggerRespon
 import { NodeApiError } from 'n8n-workflow';
 
 import { apiRequest } from '../shared/transport/client';
-import { refusalStatus } from '../shared/transport/failure';
+import { asCredentialError } from '../shared/transport/credentialProblems';
 import { rereadToken } from '../shared/transport/token';
 import type { ChatAnswer } from '../shared/trigger/answerDelivery';
 import { answerDesk } from '../shared/trigger/answerDelivery';
@@ -59,7 +59,7 @@ import { holderOf, holdersOf, recordHolder, warnOfSharedClicks } from '../shared
 import { keepTyping, showTyping } from '../shared/trigger/typing';
 import { displayUrl, webhookInfo } from '../shared/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
-import { POLL_TIMING, joinFeed, tokenRefused, webhookConflict } from './feed';
+import { POLL_TIMING, joinFeed, webhookConflict } from './feed';
 import { MessageGrouping } from './grouping';
 import type { PollingOptions } from './options';
 import { readPollingOptions } from './options';
@@ -117,7 +117,9 @@ async function ensureNoWebhook(ctx: ITriggerFunctions, options: PollingOptions, 
 	try {
 		url = await currentWebhook(ctx);
 	} catch (error) {
-		if (refusalStatus(error) === 401) throw tokenRefused(ctx);
+		// Publishing's first request: a refused token or a wrong base URL is named as the credential's.
+		const named = asCredentialError(ctx, error);
+		if (named !== error) throw named;
 		throw new NodeApiError(ctx.getNode(), error as JsonObject);
 	}
 	if (url === '') return;

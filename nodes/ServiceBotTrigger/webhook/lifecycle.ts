@@ -22,6 +22,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { RetryPolicy } from '../../shared/transport/client';
 import { apiRequest, pause } from '../../shared/transport/client';
+import { asCredentialError } from '../../shared/transport/credentialProblems';
 import { messageOf } from '../../shared/transport/failure';
 import type { Run } from '../../shared/trigger/identity';
 import { botKeyOf, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
@@ -262,7 +263,10 @@ async function settle(startedAt: number): Promise<void> {
  */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const plan = await planRegistration(this);
-	const { url: current = '' } = await webhookInfo(this);
+	// Publishing's first request: a refused token or a wrong base URL shows here, named as the credential's.
+	const { url: current = '' } = await webhookInfo(this).catch((error: unknown) => {
+		throw asCredentialError(this, error);
+	});
 	const listeners = listenersOf(current, plan.origin, plan.self);
 	if (!listeners || !among(listeners, plan.self)) return false;
 	const record = readRecord(this);

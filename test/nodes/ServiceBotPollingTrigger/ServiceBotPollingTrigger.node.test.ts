@@ -481,7 +481,7 @@ describe('failures', () => {
 	test('401 at activation fails it with the fix; 401 while polling stops with emitError, and nothing more is asked', async () => {
 		const refused = await pollingHarness(undefined, '7000000999:not-a-token');
 		await expect(refused.startTrigger()).rejects.toThrow(
-			'The service refused the bot token (401 Unauthorized): check the access token in the Service Bot API credential',
+			'Service Bot API credential "Service Bot account" (Access Token): The service rejected the access token (401). Check that the token is complete and still valid.',
 		);
 
 		const trigger = await start(await pollingHarness());
@@ -492,7 +492,7 @@ describe('failures', () => {
 		await api(emu, 'getUpdates', { timeout: 0, limit: 1 });
 		await trigger.waitForEmits();
 		expect(trigger.errors.map((error) => error.message)).toEqual([
-			'The service refused the bot token (401 Unauthorized): check the access token in the Service Bot API credential',
+			'Service Bot API credential "Service Bot account" (Access Token): The service rejected the access token (401). Check that the token is complete and still valid.',
 		]);
 		const asked = polls().length;
 		await say('nobody listens');
