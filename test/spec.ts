@@ -151,6 +151,12 @@ export interface WireParam {
 	readonly parseModes?: readonly string[];
 	/** Not in the document (or its required status is not): Telegram's convention. */
 	readonly telegram?: true;
+	/**
+	 * An ID the service issues (a String whose form the document does not show): Telegram's are
+	 * tokens without whitespace, braces or `$`, so a value holding one is what an expression left
+	 * (the node refuses it before sending, from version 4).
+	 */
+	readonly issuedId?: true;
 }
 
 export interface SpecMethod {
@@ -337,7 +343,7 @@ export const METHODS: readonly SpecMethod[] = [
 		section: '4.3',
 		readsOnly: false,
 		params: [
-			param('callback_query_id', 'text', true, { min: 1 }),
+			param('callback_query_id', 'text', true, { min: 1, issuedId: true, telegram: true }),
 			param('text', 'text', false, LIMITS.callbackAnswerText),
 			param('show_alert', 'boolean', false),
 			param('url', 'url', false),
