@@ -312,7 +312,7 @@ export class BotFeed {
 		// A token switch may have handed it to another feed meanwhile.
 		if (member.feed !== this) return await member.feed?.leave(member);
 		this.queues.delete(member);
-		const need = member.test ? undefined : this.ledger.need(member);
+		const need = member.test ? undefined : this.ledger.departingNeed(member);
 		if (need !== undefined) this.left.push({ who: triggerOf(member), need, until: Date.now() + POLL_TIMING.leftKeepMs });
 		this.ledger.remove(member);
 		this.changed();

@@ -167,6 +167,17 @@ export class Ledger<M extends LedgerMember> {
 	}
 
 	/**
+	 * What a member that leaves cleanly would have taken next: its need, except its executions not
+	 * confirmed yet, which n8n finishes as it stops (counted as run, as a clean stop acknowledges them).
+	 */
+	departingNeed(member: M): number | undefined {
+		const entry = this.entries.get(member);
+		if (!entry) return undefined;
+		const floor = entry.floor ?? Number.NEGATIVE_INFINITY;
+		return smallest([entry.queued.find((id) => id >= floor), entry.next, member.held === undefined ? undefined : Math.max(member.held, floor)]);
+	}
+
+	/**
 	 * A member whose own work (a download) would hold every other member back for good: what it was
 	 * handed or holds below `before` no longer holds the offset back. It still runs those updates, from
 	 * memory: n8n killed before it did loses them (the feed's bound, `fullAnswerHoldMs`).

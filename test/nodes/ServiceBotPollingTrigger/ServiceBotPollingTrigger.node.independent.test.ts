@@ -235,6 +235,17 @@ describe('n8n stopping closes the workflows of a bot one after another', () => {
 		expect(emu.pendingUpdates().map((update) => update.update_id)).not.toContain(one);
 	});
 
+	test('an update whose execution n8n has not confirmed when the workflows close is told done at the stop: the restart does not run it again', async () => {
+		jest.replaceProperty(POLL_TIMING, 'confirmWithinMs', 120_000);
+		const a = await publish('A: its execution unconfirmed', {}, undefined, { executions: 'whenAsked' });
+		const b = await publish('B', {});
+		const id = await say('running as n8n stops');
+		await until(() => a.trigger.emits === 1 && b.trigger.emitted.length === 1);
+		await a.trigger.close();
+		await b.trigger.close();
+		expect(emu.pendingUpdates().map((update) => update.update_id)).not.toContain(id);
+	});
+
 	test('a workflow really unpublished holds the others\' next updates back only while its departure counts (leftKeepMs)', async () => {
 		const keep = jest.replaceProperty(POLL_TIMING, 'leftKeepMs', 300);
 		try {
