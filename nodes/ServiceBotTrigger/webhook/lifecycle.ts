@@ -23,7 +23,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { RetryPolicy } from '../../shared/transport/client';
 import { apiRequest, pause } from '../../shared/transport/client';
 import { asCredentialError } from '../../shared/transport/credentialProblems';
-import { messageOf } from '../../shared/transport/failure';
+import { failureOf, messageOf } from '../../shared/transport/failure';
 import type { Run } from '../../shared/trigger/identity';
 import { botKeyOf, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
 import type { Holder } from '../../shared/trigger/holders';
@@ -496,6 +496,18 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 		try {
 			await leave();
 		} catch (error) {
+			if (credentialRefused(error)) {
+				// No retry can succeed with a token the service refuses or a base URL where it is not; and
+				// without a record this trigger never registered (a refused publish): nothing to report.
+				removalsDue.delete(due);
+				if (record) {
+					this.logger.warn(
+						`Service Bot Trigger "${node.name}": could not remove this trigger from the bot's webhook (${url}): the service refuses the credential's access token or base URL (${messageOf(error)}). Not tried again; publishing a workflow of this bot with a working credential repairs the bot's webhook`,
+						{ workflowId: this.getWorkflow().id, node: node.name },
+					);
+				}
+				return false;
+			}
 			this.logger.error(
 				`Service Bot Trigger "${node.name}": could not remove this trigger from the bot's webhook (${url}): ${messageOf(error)}. While the bot's webhook lists it, the bot's other workflows may receive nothing: it is tried again in the background; publishing any workflow of this bot also repairs it`,
 				{ workflowId: this.getWorkflow().id, node: node.name },
@@ -516,6 +528,15 @@ export async function remove(this: IHookFunctions): Promise<boolean> {
 		});
 		return false;
 	}
+}
+
+/**
+ * A failure no later attempt with the same credential can get past: the service refuses the token (401),
+ * or nothing answers the method at the base URL (404).
+ */
+function credentialRefused(error: unknown): boolean {
+	const failure = failureOf(error);
+	return failure?.kind === 'refused' && (failure.status === 401 || failure.status === 404);
 }
 
 /** Takes `self` off the bot's listeners, read back until it is not listed. */
@@ -591,6 +612,13 @@ async function leaveLater(ctx: IHookFunctions, token: string, holder: Holder, du
 			ctx.logger.info(`Service Bot Trigger "${name}": removed from the bot's webhook at the ${attempt}. attempt`);
 			return;
 		} catch (error) {
+			if (credentialRefused(error)) {
+				removalsDue.delete(due);
+				ctx.logger.warn(
+					`Service Bot Trigger "${name}": stopped trying to remove this trigger from the bot's webhook: the service refuses the credential's access token or base URL (${messageOf(error)}). Publishing a workflow of this bot with a working credential repairs the bot's webhook`,
+				);
+				return;
+			}
 			ctx.logger.error(
 				`Service Bot Trigger "${name}": could not remove this trigger from the bot's webhook, also at the ${attempt}. attempt: ${messageOf(error)}. While the bot's webhook lists it, the bot's other workflows may receive nothing. Trying again in ${describeWait(removalWaitBefore(attempt + 1))} for as long as n8n runs; publishing any workflow of this bot repairs it at once (after a restart of n8n, only that does)`,
 			);

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import { WRITE_TIMING } from '../../../nodes/ServiceBotTrigger/webhook/lifecycle';
 import type { Emulator } from '../../emulator';
 import {
 	SECRET_HEADER,
@@ -214,13 +215,34 @@ describe('deactivation (acceptance 4)', () => {
 		await expect(harness.delete()).resolves.toBe(false);
 		expect(emu.webhookOf()?.url).toBe(harness.webhookUrl);
 		expect(emu.callsTo('deleteWebhook')).toHaveLength(0);
-		const logged = logs.messages('error').join('\n');
+		const logged = logs.messages('warn').join('\n');
 		expect(logged).toContain("could not remove this trigger from the bot's webhook");
 		expect(logged).toContain('Unauthorized');
+		expect(logged).toContain('Not tried again');
 		expect(logged).not.toContain(emu.demo.token);
 		// Once the service answers again, deactivation works.
 		expect(await harness.delete()).toBe(true);
 		expect(emu.webhookOf()).toBeNull();
+	});
+});
+
+describe('a removal no retry can get past', () => {
+	test('publishing with a token the service refuses fails in checkExists; the removal n8n then calls makes no calls in the background and logs nothing alarming', async () => {
+		// Growing waits 20 and 40 ms, then every 30 ms: a background attempt would come within 100 ms.
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryDelaysMs', [20, 40]);
+		jest.replaceProperty(WRITE_TIMING, 'removalRetryEveryMs', 30);
+		const refusedToken = `7000000099:${randomUUID()}`;
+		const harness = await makeHarness(emu, { token: refusedToken });
+		await expect(harness.checkExists()).rejects.toThrow();
+		const methods = ['getWebhookInfo', 'setWebhook', 'deleteWebhook'] as const;
+		const calls = (): number => methods.reduce((sum, method) => sum + emu.callsTo(method).length, 0);
+		expect(await harness.delete()).toBe(false);
+		const afterRemoval = calls();
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		expect(calls()).toBe(afterRemoval);
+		const logged = logs.messages('error').join('\n') + logs.messages('warn').join('\n');
+		expect(logged).not.toContain("could not remove this trigger from the bot's webhook");
+		expect(logged).not.toContain(refusedToken);
 	});
 });
 
