@@ -12,26 +12,32 @@ import assert from 'node:assert/strict';
 
 import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, VOICE_EXAMPLE, aiExampleWorkflow, exampleWorkflow, modelCredential } from '../dev/demo';
 import { SAMPLES, jpeg } from '../harness/sample-files';
-import { NOTE_TEXT, TOOL_DONE_ANSWER, pictureAnswer, startChatModel, textOf } from '../real-n8n/chat-model';
+import { NOTE_TEXT, TOOL_DONE_ANSWER, pictureAnswer, startChatModel, textOf, type ChatModelOptions } from '../real-n8n/chat-model';
 import type { ScenarioContext } from './lib/context';
 import type { StoredMessage } from '../real-n8n/emulator-process';
 import { hasEnded, type Json } from '../real-n8n/n8n';
 import type { Scenario } from './lib/runner';
 import { waitFor } from '../real-n8n/processes';
 
+/** The AI scenarios' start: the emulator, the stand-in model, n8n with its owner, the demo credential and the model's. */
+async function withChatModel(ctx: ScenarioContext, options: ChatModelOptions = {}) {
+	const emulator = await ctx.emulator();
+	const model = await startChatModel(options);
+	ctx.defer(() => model.close());
+	const n8n = await ctx.n8n();
+	await n8n.start();
+	await n8n.setupOwner();
+	const { credentialId } = await ctx.createDemo(n8n, emulator);
+	const credential = modelCredential(model.baseUrl);
+	delete credential.id;
+	const modelCredentialId = String((await n8n.request('POST', '/rest/credentials', credential)).id);
+	return { emulator, model, n8n, credentialId, modelCredentialId };
+}
+
 const aiSupportBot: Scenario = {
 	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool (on n8n 2.x once the customer approves it in the chat: Human Review), answers a photo and a text sent with it together, and three quick messages are one run; then a voice note through n8n's Transcribe + AI Agent on the stand-in model (the voice bot example)",
 	async run(ctx: ScenarioContext) {
-		const emulator = await ctx.emulator();
-		const model = await startChatModel();
-		ctx.defer(() => model.close());
-		const n8n = await ctx.n8n();
-		await n8n.start();
-		await n8n.setupOwner();
-		const { credentialId } = await ctx.createDemo(n8n, emulator);
-		const credential = modelCredential(model.baseUrl);
-		delete credential.id;
-		const modelCredentialId = String((await n8n.request('POST', '/rest/credentials', credential)).id);
+		const { emulator, model, n8n, credentialId, modelCredentialId } = await withChatModel(ctx);
 		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
 		// n8n 1.x makes no human-review tool of Send and Wait: there the agent gets the Service Bot tool itself.
 		const humanReview = n8n.options.install.major >= 2;
@@ -206,16 +212,7 @@ function withoutHumanReview(workflow: Json): Json {
 const replyAfterTheAgent: Scenario = {
 	name: "a reply after n8n's AI Agent with its Chat left at its default: the agent's answer goes to the chat the question came from",
 	async run(ctx: ScenarioContext) {
-		const emulator = await ctx.emulator();
-		const model = await startChatModel();
-		ctx.defer(() => model.close());
-		const n8n = await ctx.n8n();
-		await n8n.start();
-		await n8n.setupOwner();
-		const { credentialId } = await ctx.createDemo(n8n, emulator);
-		const credential = modelCredential(model.baseUrl);
-		delete credential.id;
-		const modelCredentialId = String((await n8n.request('POST', '/rest/credentials', credential)).id);
+		const { emulator, n8n, credentialId, modelCredentialId } = await withChatModel(ctx);
 		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
 		const workflow = withoutHumanReview(JSON.parse(text) as Json);
 		const reply = (workflow.nodes as Json[]).find((node: Json) => node.name === 'Reply');
@@ -258,16 +255,7 @@ export const NOTHING_MAPPED_AI_SCENARIOS: Scenario[] = [replyAfterTheAgent];
 const streamedAnswer: Scenario = {
 	name: 'Stream AI Answers: a 20 s answer of the AI Agent appears in the chat at its first words and grows in place (one 429 waited out), ending exactly as the unstreamed answer',
 	async run(ctx: ScenarioContext) {
-		const emulator = await ctx.emulator();
-		const model = await startChatModel({ pace: { tokens: 800, tokensPerSecond: 40 } });
-		ctx.defer(() => model.close());
-		const n8n = await ctx.n8n();
-		await n8n.start();
-		await n8n.setupOwner();
-		const { credentialId } = await ctx.createDemo(n8n, emulator);
-		const credential = modelCredential(model.baseUrl);
-		delete credential.id;
-		const modelCredentialId = String((await n8n.request('POST', '/rest/credentials', credential)).id);
+		const { emulator, model, n8n, credentialId, modelCredentialId } = await withChatModel(ctx, { pace: { tokens: 800, tokensPerSecond: 40 } });
 		const agentVersion = n8n.options.install.major >= 2 ? 3.1 : 3;
 		const reference = emulator.demo.groupChatId;
 		const workflow: Json = {

@@ -12,6 +12,7 @@
  */
 import { METHODS } from '../spec';
 import type { FaultSpec } from './server';
+import { seededRandom } from '../harness/seeded-random';
 
 /** Methods that set a state to the value given (or only read), so a repeat cannot act twice. */
 const SETS_A_STATE: readonly string[] = [
@@ -56,18 +57,6 @@ export interface ChaosCounts {
 	dropped: number;
 }
 
-/** mulberry32: a small seeded generator, so a soak's faults can be repeated. */
-function generator(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let t = state;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
-
 export class Chaos {
 	private readonly random: () => number;
 	private readonly slowMs: [number, number];
@@ -76,7 +65,7 @@ export class Chaos {
 
 	constructor(readonly options: ChaosOptions) {
 		if (!(options.rate >= 0 && options.rate <= 1)) throw new Error(`chaos rate must be between 0 and 1, got ${options.rate}`);
-		this.random = generator(options.seed ?? 1);
+		this.random = seededRandom(options.seed ?? 1);
 		this.slowMs = options.slowMs ?? [2000, 4000];
 		this.retryAfter = options.retryAfterSeconds ?? [1, 3];
 	}

@@ -1,4 +1,4 @@
-/** mulberry32: a small seeded generator, so that a failing random interleaving can be run again (model tests). */
+/** mulberry32: a small seeded generator, so that a failing random interleaving (model tests) or a soak's faults (the emulator's chaos) can be run again. */
 export function seededRandom(seed: number): () => number {
 	let state = seed >>> 0;
 	return () => {
