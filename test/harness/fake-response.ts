@@ -1,7 +1,9 @@
 /**
- * A stand-in for the express Response that n8n hands to `webhook()`: records what the node sent. As
- * express does, an object is serialized (its `toJSON` called) when it is sent, not later: `body` holds
- * what the client receives (text and buffers as they are, anything else as its JSON read back).
+ * A stand-in for the express Response that n8n hands to `webhook()`: records what the node sent. As in
+ * express, `json` and `send` serialize and end the response through `end` (so a node that puts its
+ * own `end` on the object sees every answer, as on n8n's), and a header set after the answer went
+ * out throws as Node's does. `body` holds what the client receives (text and buffers as they are,
+ * a JSON answer read back).
  */
 export class FakeResponse {
 	statusCode = 200;
@@ -10,11 +12,18 @@ export class FakeResponse {
 	readonly headers: Record<string, string> = {};
 	/** Called once the node has sent its answer: express sends it to the client then, before webhook() returns. */
 	onSent?: (status: number, body: unknown) => void;
-	/** Listeners of Node's `finish` event (the answer handed to the connection), each called once. */
-	private readonly finishListeners: Array<() => void> = [];
+	/** Settles when the answer was handed to the connection (Node's `finish`). */
+	readonly finished: Promise<void>;
+	private markFinished: () => void = () => {};
+	/** Listeners of Node's `finish` and `close` events, each called once. */
+	private readonly listeners: { finish: Array<() => void>; close: Array<() => void> } = { finish: [], close: [] };
+
+	constructor() {
+		this.finished = new Promise<void>((resolve) => (this.markFinished = resolve));
+	}
 
 	once(event: string, listener: () => void): this {
-		if (event === 'finish') this.finishListeners.push(listener);
+		if (event === 'finish' || event === 'close') this.listeners[event].push(listener);
 		return this;
 	}
 
@@ -28,8 +37,14 @@ export class FakeResponse {
 	}
 
 	setHeader(name: string, value: string): this {
+		if (this.headersSent) throw new Error('Cannot set headers after they are sent to the client');
 		this.headers[name.toLowerCase()] = String(value);
 		return this;
+	}
+
+	removeHeader(name: string): void {
+		if (this.headersSent) throw new Error('Cannot remove headers after they are sent to the client');
+		delete this.headers[name.toLowerCase()];
 	}
 
 	header(name: string, value: string): this {
@@ -49,22 +64,36 @@ export class FakeResponse {
 	}
 
 	json(body: unknown): this {
-		this.setHeader('content-type', 'application/json; charset=utf-8');
-		return this.send(body);
+		if (!this.getHeader('content-type')) this.setHeader('content-type', 'application/json; charset=utf-8');
+		return this.send(JSON.stringify(body) ?? '');
 	}
 
 	send(body?: unknown): this {
-		if (this.headersSent) throw new Error('Test harness: the response was already sent');
-		this.body = body === undefined || body === null || typeof body === 'string' || Buffer.isBuffer(body) ? body : (JSON.parse(JSON.stringify(body)) as unknown);
-		this.headersSent = true;
-		this.onSent?.(this.statusCode, this.body);
-		for (const listener of this.finishListeners.splice(0)) listener();
+		if (body !== undefined && body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) return this.json(body);
+		const chunk = body === undefined || body === null ? '' : typeof body === 'string' || Buffer.isBuffer(body) ? body : String(body);
+		if (typeof chunk === 'string' && !this.getHeader('content-type')) this.setHeader('content-type', 'text/html; charset=utf-8');
+		this.setHeader('content-length', String(Buffer.byteLength(chunk)));
+		this.end(chunk);
 		return this;
 	}
 
-	end(body?: unknown): this {
-		if (!this.headersSent) this.send(body);
+	write(..._args: unknown[]): boolean {
+		return true;
+	}
+
+	writeHead(code: number): this {
+		return this.status(code);
+	}
+
+	end(chunk?: unknown): this {
+		if (this.headersSent) return this;
+		const json = (this.getHeader('content-type') ?? '').includes('json');
+		this.body = typeof chunk === 'function' ? undefined : json && typeof chunk === 'string' && chunk !== '' ? (JSON.parse(chunk) as unknown) : chunk === '' ? undefined : chunk;
+		this.headersSent = true;
+		this.onSent?.(this.statusCode, this.body);
+		for (const listener of this.listeners.finish.splice(0)) listener();
+		for (const listener of this.listeners.close.splice(0)) listener();
+		this.markFinished();
 		return this;
 	}
 }
-

@@ -109,6 +109,13 @@ export interface WebhookRequest {
 	 * a saturated database): it answers 500 "Workflow could not be started!" and nothing runs.
 	 */
 	startFails?: boolean;
+	/**
+	 * How the execution the delivery starts ends, for a webhook whose response mode has n8n answer
+	 * then ('lastNode', with responseData 'noData'): n8n answers 200 with no body when it succeeded,
+	 * 500 "Error in workflow" when it failed (webhook-helpers.js). Default: it succeeds at once. `deliver` returns when the
+	 * sender got its answer, so with a run held past the node's own bound it returns before the run ends.
+	 */
+	runEnds?: Promise<'succeeded' | 'failed'>;
 }
 
 export interface WebhookReceipt {
@@ -448,6 +455,16 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					};
 				} else if (request.startFails === true) {
 					receipt = { status: 500, responseBody: { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' } };
+				} else if (responseMode === 'lastNode') {
+					// n8n answers when the execution has ended, on the response object it handed webhook().
+					res.onSent = undefined;
+					const ended = request.runEnds ?? Promise.resolve('succeeded' as const);
+					void ended.then((outcome) => {
+						if (outcome === 'failed') res.status(500).json({ message: 'Error in workflow' });
+						else res.status(200).json(undefined);
+					});
+					await res.finished;
+					receipt = { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
 				} else {
 					receipt = {
 						status: 200,
@@ -689,6 +706,8 @@ export async function startWebhookServer(
 		waiting?: WaitingRouter;
 		/** A delivery to `path` waits for the promise this returns before its trigger gets it (a slow listener). */
 		hold?: (path: string) => Promise<void> | undefined;
+		/** How the run a delivery to `path` starts ends (`WebhookRequest.runEnds`); called when webhook() is called. */
+		runEnds?: (path: string) => Promise<'succeeded' | 'failed'> | undefined;
 	} = {},
 ): Promise<WebhookServer> {
 	const harnesses = Array.isArray(served) ? served : [served];
@@ -744,7 +763,10 @@ export async function startWebhookServer(
 			}
 			const query = Object.fromEntries(requestUrl.searchParams.entries());
 			Promise.resolve(probe ? undefined : options.hold?.(path))
-				.then(async () => await route.harness.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode: route.mode, query, onAnswer: reply }))
+				.then(
+					async () =>
+						await route.harness.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode: route.mode, query, onAnswer: reply, runEnds: probe ? undefined : options.runEnds?.(path) }),
+				)
 				.then((receipt) => {
 					if (probe) probes.push({ path, status: receipt.status });
 					else receipts.push(receipt);

@@ -187,10 +187,14 @@ describe('node descriptions against version 0.1.0', () => {
 				// gives 0.1.0's one main output while it is off.
 				'options @ {}.options[name=separateOutputs]',
 				'node.outputs',
-				// Stream AI Answers, a new option (off unless turned on); the response mode an expression that
-				// gives 0.1.0's 'onReceived' while it is off.
+				// Stream AI Answers, a new option (off unless turned on), and Confirm Delivery, a new option
+				// (absent: a push is answered when its run ended, "When the Run Starts" as 0.1.0): the response
+				// mode an expression of both.
+				'options @ {}.options[name=confirmDelivery]',
 				'options @ {}.options[name=streamAnswers]',
 				'node.webhooks[name=default].responseMode',
+				// A push answered when its run ended gets no data of the run.
+				'node.webhooks[name=default].responseData',
 				// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
 				'node.defaultVersion',
 				'node.version',

@@ -106,11 +106,12 @@ function updateIdOf(body: unknown): number | undefined {
 
 /**
  * Forwards the push to the bot's other listeners named in the request's query, all at once, and
- * resolves when each has taken its copy or `FORWARD_TIMING.waitMs` has passed (the rest goes on). A push
+ * resolves when each has taken its copy or `waitMs` has passed (the rest goes on; a listener that
+ * confirms after its run answers when that run ended, so the receiver then waits up to its bound). A push
  * the receiver already forwarded (the service sends an update again when its answer was late or
  * lost) is not forwarded again. Nothing is forwarded for a bot with one listener.
  */
-export async function forwardToListeners(ctx: IWebhookFunctions, token: string, self: { webhookId: string; run: Run }): Promise<void> {
+export async function forwardToListeners(ctx: IWebhookFunctions, token: string, self: { webhookId: string; run: Run }, waitMs = FORWARD_TIMING.waitMs): Promise<void> {
 	const query = ctx.getQueryData() as Record<string, unknown>;
 	const others = listenersIn(query[LISTENERS_PARAMETER]).filter((listener) => !isListener(listener, self.webhookId, self.run));
 	if (others.length === 0) return;
@@ -126,7 +127,7 @@ export async function forwardToListeners(ctx: IWebhookFunctions, token: string, 
 		const copy = { listener, key: slowKey(token, listener), done: false, taken: Promise.resolve() };
 		copy.taken = forwardTo(ctx, origin, token, listener, body).then(() => {
 			copy.done = true;
-			if (Date.now() - sentAt < FORWARD_TIMING.waitMs) slowListeners.delete(copy.key);
+			if (Date.now() - sentAt < waitMs) slowListeners.delete(copy.key);
 		});
 		return copy;
 	});
@@ -135,7 +136,7 @@ export async function forwardToListeners(ctx: IWebhookFunctions, token: string, 
 	const awaited = copies.filter((copy) => !slowListeners.has(copy.key));
 	// The wait ends with the copies: its timer must not outlive them (one per push).
 	const taken = new AbortController();
-	await Promise.race([Promise.all(awaited.map(async (copy) => await copy.taken)).then(() => taken.abort()), pause(FORWARD_TIMING.waitMs, taken.signal)]);
+	await Promise.race([Promise.all(awaited.map(async (copy) => await copy.taken)).then(() => taken.abort()), pause(waitMs, taken.signal)]);
 	taken.abort();
 	for (const copy of awaited) if (!copy.done) markSlow(copy.key);
 }

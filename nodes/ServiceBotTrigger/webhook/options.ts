@@ -3,13 +3,34 @@
  * node adds to the Options collection both triggers show (shared/trigger/description.ts), and their
  * reader, checked before the webhook is set.
  */
-import type { IDataObject, INodeParameters, INodeProperties, IWebhookDescription, WEBHOOK_RESOLVERS } from 'n8n-workflow';
+import type { INodeParameters, INodeProperties, IWebhookDescription, WEBHOOK_RESOLVERS } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
 import type { TriggerContext } from '../../shared/trigger/identity';
 import { optionsOf, wholeNumber } from '../../shared/trigger/settings';
 
 export const webhookOptionFields: INodeProperties[] = [
+	{
+		displayName: 'Confirm Delivery',
+		name: 'confirmDelivery',
+		type: 'options',
+		default: 'afterRun',
+		description: 'When the service is told that an update arrived. Until then it keeps the update and sends it again.',
+		options: [
+			{
+				name: 'When the Run Ends',
+				value: 'afterRun',
+				description:
+					'Nothing is lost when n8n restarts or is killed: an update whose run was cut off comes again. A run longer than 7 s (an AI agent) is confirmed at 7 s, before the service would send it again.',
+			},
+			{
+				name: 'When the Run Starts',
+				value: 'whenStarted',
+				description:
+					'As soon as the execution exists. For queue mode, where a restart of the main or webhook process does not stop runs, or for one connection and long runs; a run cut off by a restart of n8n is not run again.',
+			},
+		],
+	},
 	{
 		displayName: 'Drop Pending Updates',
 		name: 'dropPendingUpdates',
@@ -49,6 +70,7 @@ interface SavedWebhookOptions {
 	dropPendingUpdates?: boolean;
 	maxConnections?: number;
 	streamAnswers?: boolean;
+	confirmDelivery?: 'afterRun' | 'whenStarted';
 }
 
 export interface WebhookOptions {
@@ -72,8 +94,19 @@ export function streamsAnswers(ctx: TriggerContext): boolean {
 	return optionsOf<SavedWebhookOptions>(ctx).streamAnswers === true;
 }
 
+/** Confirm Delivery "When the Run Ends" (the default): n8n answers a push when its run ended (webhook/answer.ts). */
+export function confirmsAfterRun(ctx: TriggerContext): boolean {
+	return !streamsAnswers(ctx) && optionsOf<SavedWebhookOptions>(ctx).confirmDelivery !== 'whenStarted';
+}
+
 /** The response mode, as n8n evaluates it for each push before webhook() runs. */
-const RESPONSE_MODE_TEMPLATE = '={{ $parameter["options"]["streamAnswers"] ? "streaming" : "onReceived" }}';
+const RESPONSE_MODE_TEMPLATE =
+	'={{ $parameter["options"]["streamAnswers"] ? "streaming" : $parameter["options"]["confirmDelivery"] === "whenStarted" ? "onReceived" : "lastNode" }}';
+
+function responseModeOf(options: SavedWebhookOptions | undefined): string {
+	if (options?.streamAnswers) return 'streaming';
+	return options?.confirmDelivery === 'whenStarted' ? 'onReceived' : 'lastNode';
+}
 
 /**
  * n8n-workflow's `WEBHOOK_RESOLVERS` (2.x): a registered symbol, the same in every copy of n8n-workflow;
@@ -83,17 +116,21 @@ const RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers') as typeof WEBHOO
 
 /**
  * The webhook's response mode: 'streaming' with Stream AI Answers (n8n then hands the execution's
- * chunks to the push's response), else 'onReceived' as before the option existed, so saved workflows
- * keep their behaviour. An expression, which n8n 1.x evaluates per push; n8n 2.x resolves it with the
- * resolver beside it, from the node's parameters, without the expression engine (its
+ * chunks to the push's response); 'lastNode' with Confirm Delivery "When the Run Ends" (n8n answers
+ * when the execution ended, with no data: webhook/answer.ts); 'onReceived' with "When the Run Starts"
+ * (n8n answers once the execution exists, as every version did before the option). An expression,
+ * which n8n 1.x evaluates per push; n8n 2.x resolves it with the resolver beside it, from the node's
+ * parameters, without the expression engine (its
  * `resolveWebhookDescriptionField`), which costs a push about 0.2 ms otherwise (test/bench/README.md).
  */
-export const RESPONSE_MODE: Pick<IWebhookDescription, 'responseMode' | typeof WEBHOOK_RESOLVERS> = {
+export const RESPONSE_MODE: Pick<IWebhookDescription, 'responseMode' | 'responseData' | typeof WEBHOOK_RESOLVERS> = {
 	responseMode: RESPONSE_MODE_TEMPLATE,
+	// Nothing of the run goes back to the service: "last node" would answer with its first item.
+	responseData: 'noData',
 	[RESOLVERS]: {
 		responseMode: {
 			template: RESPONSE_MODE_TEMPLATE,
-			resolve: (parameters: INodeParameters) => ((parameters.options as IDataObject | undefined)?.streamAnswers ? 'streaming' : 'onReceived'),
+			resolve: (parameters: INodeParameters) => responseModeOf(parameters.options as unknown as SavedWebhookOptions | undefined),
 		},
 	},
 };

@@ -1,7 +1,8 @@
 /**
- * webhook(): one push from the service. The secret is checked first; nothing of the request is used
- * before the sender is proven to be the service. Then the shared delivery step decides. With
- * Download Files, a message with a file is answered before its file is downloaded.
+ * webhook(): one push from the service (or a copy another workflow of the bot forwarded). The secret is
+ * checked first; nothing of the request is used before the sender is proven to be the service. Then
+ * the shared delivery step decides. A push that starts a run is answered when the run has ended
+ * (answer.ts), unless Confirm Delivery says when it starts.
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
@@ -16,9 +17,10 @@ import { routed } from '../../shared/trigger/output';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { streamAnswers } from '../../shared/trigger/stream/pushStream';
 import { showTyping } from '../../shared/trigger/typing';
+import { ANSWER_TIMING, answerAfterRun } from './answer';
 import { registeredSecretDigests } from './lifecycle';
 import { forwardToListeners, isProbe } from './forward';
-import { streamsAnswers } from './options';
+import { confirmsAfterRun, streamsAnswers } from './options';
 import { SECRET_HEADER, deriveSecret, forwardSecret, legacySecret, matchesDigest, secretMatches, sharedSecret } from './secret';
 
 const WARN_INTERVAL_MS = 60_000;
@@ -94,6 +96,7 @@ function forgetUnlessStarted(ctx: IWebhookFunctions, windowKey: string, updateId
 }
 
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const arrivedAt = Date.now();
 	const node = this.getNode();
 	const identity = identityOf(this);
 	const run = runOf(this);
@@ -114,7 +117,10 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	// Another trigger of this bot asks whether this one is still served: it is, as it answers.
 	if (sender === 'trigger' && isProbe(this.getBodyData())) return {};
 
-	const forwarding = fromService ? forwardToListeners(this, token, { webhookId: identity.webhookId, run }) : Promise.resolve();
+	const afterRun = confirmsAfterRun(this);
+	// When the run ends, the copies are answered after their runs: waited for up to the bound, beside this run.
+	const waitMs = afterRun ? Math.max(0, arrivedAt + ANSWER_TIMING.boundMs - Date.now()) : undefined;
+	const forwarding = fromService ? forwardToListeners(this, token, { webhookId: identity.webhookId, run }, waitMs) : Promise.resolve();
 	const settings = readDeliverySettings(this);
 	const windowKey = deliveryKey(token, identity, 'webhook', run);
 	const delivery = await deliverUpdate(this.getBodyData(), {
@@ -124,7 +130,7 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		// pushes); a forwarded copy never does, so an answer is brought once.
 		answers: answerDesk(this, fromService, 'whenAsked'),
 	});
-	await forwarding;
+	if (!delivery.run) await forwarding;
 	if (!delivery.run && 'answer' in delivery) {
 		this.logger.debug(`Service Bot Trigger "${node.name}": update ${delivery.updateId} not run: ${await delivery.answer.bring()}`);
 		return {};
@@ -137,6 +143,17 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		}
 		return {};
 	}
+	if (afterRun) {
+		// The service is answered once this run and the copies' runs ended, or at the bound (answer.ts); a
+		// file is downloaded before the run starts, within the same bound.
+		const ran = answerAfterRun(this, arrivedAt, forwarding);
+		forgetUnlessStarted(this, windowKey, delivery.updateId);
+		if (settings.showTyping) showTyping(this, delivery.update, ran);
+		const item = hasFilesToDownload([delivery.update], settings) ? await withFiles(this, [delivery.update], delivery.item, settings) : { json: delivery.item };
+		return { workflowData: routed(delivery.update, item, settings) };
+	}
+	// When the run starts: the service is answered only once the other workflows of the bot took their copies.
+	await forwarding;
 	// Stream AI Answers: the push is answered now, and the execution's end is known (its response ends).
 	const ended = streamsAnswers(this) ? streamAnswers(this, delivery.update) : undefined;
 	if (settings.showTyping) showTyping(this, delivery.update, ended);

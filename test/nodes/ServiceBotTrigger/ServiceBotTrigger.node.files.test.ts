@@ -215,9 +215,25 @@ describe('Download Files: the file on the item as binary data', () => {
 	});
 });
 
-describe('the service is answered before the file is downloaded', () => {
-	it('a slow download: the push is answered (delivered) while the file still comes; the execution starts once it is on the item', async () => {
+describe('Confirm Delivery "When the Run Ends" (the default): the file is downloaded before the run, and the service answered after it', () => {
+	it('a slow download: the push is answered once the run with the file has ended', async () => {
 		const trigger = await publish({ downloadFiles: true });
+		emu.injectFault({ kind: 'delay', delayMs: 1500, method: 'file', count: 1 });
+		await userSendsFile(emu, SAMPLES.document);
+		await until(async () => emu.callsTo('file').length === 1, 'the download to start');
+		// The file still comes: nothing ran, and the service still holds the update.
+		expect(emu.callsTo('file')[0].status).toBe(0);
+		expect((await api<{ pending_update_count: number }>(emu, 'getWebhookInfo')).result?.pending_update_count).toBe(1);
+		const item = await nextRun(trigger);
+		expect((await bytesOf(item)).equals(SAMPLES.document.bytes)).toBe(true);
+		await until(async () => (await api<{ pending_update_count: number }>(emu, 'getWebhookInfo')).result?.pending_update_count === 0, 'the push to be answered');
+		expect(trigger.server.receipts[0]).toMatchObject({ status: 200 });
+	});
+});
+
+describe('Confirm Delivery "When the Run Starts": the service is answered before the file is downloaded', () => {
+	it('a slow download: the push is answered (delivered) while the file still comes; the execution starts once it is on the item', async () => {
+		const trigger = await publish({ downloadFiles: true, confirmDelivery: 'whenStarted' });
 		emu.injectFault({ kind: 'delay', delayMs: 1500, method: 'file', count: 1 });
 		await userSendsFile(emu, SAMPLES.document);
 		await until(async () => emu.callsTo('file').length === 1, 'the download to start');
@@ -232,7 +248,7 @@ describe('the service is answered before the file is downloaded', () => {
 	});
 
 	it('a message without a file, or with Download Files off, is answered as before: once webhook() returned', async () => {
-		const harness = await makeHarness(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { downloadFiles: true } } });
+		const harness = await makeHarness(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { downloadFiles: true, confirmDelivery: 'whenStarted' } } });
 		await harness.activate();
 		const secret = emu.webhookOf()?.secretToken ?? '';
 		let answered = false;

@@ -39,9 +39,15 @@ const CHANGED_TEXTS = [
 	// that gives 0.1.0's one main output while it is off (shared/trigger/output.test.ts evaluates it in n8n).
 	'properties.options.options.separateOutputs.*',
 	// Stream AI Answers, a new option (off unless turned on): the response mode an expression that gives
-	// 0.1.0's 'onReceived' while it is off (shared/trigger/stream/pushStream.test.ts evaluates it as n8n does).
+	// 'streaming' only while it is on (webhook/options.test.ts evaluates it as n8n does).
 	'properties.options.options.streamAnswers.*',
 	'webhooks.default.responseMode',
+	// Confirm Delivery, a new option: absent, a push is answered when its run ended (response mode
+	// 'lastNode', webhook/answer.ts); "When the Run Starts" gives 0.1.0's 'onReceived'.
+	'properties.options.options.confirmDelivery.*',
+	'properties.options.options.confirmDelivery.options.*.*',
+	// …answered with no data: nothing of the run goes back to the service.
+	'webhooks.default.responseData',
 	'outputs',
 	'outputs.*',
 	// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
