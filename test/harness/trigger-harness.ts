@@ -110,10 +110,9 @@ export interface WebhookRequest {
 	 */
 	startFails?: boolean;
 	/**
-	 * How the execution the delivery starts ends, for a webhook whose response mode has n8n answer
-	 * then ('lastNode', with responseData 'noData'): n8n answers 200 with no body when it succeeded,
-	 * 500 "Error in workflow" when it failed (webhook-helpers.js). Default: it succeeds at once. `deliver` returns when the
-	 * sender got its answer, so with a run held past the node's own bound it returns before the run ends.
+	 * When the execution the delivery starts ends, for a webhook in response mode 'streaming': n8n ends
+	 * the push's response then (failed or not). Default: at once. `receive` returns when the sender got
+	 * its answer, so with a run held past the node's own bound it returns before the run ends.
 	 */
 	runEnds?: Promise<'succeeded' | 'failed'>;
 }
@@ -444,10 +443,23 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					: workflow.expression.getSimpleParameterValue(startNode, webhookDescription().responseMode, isTest ? 'manual' : 'webhook', {}, undefined, 'onReceived');
 				const result = await options.nodeType.webhook!.call(context);
 				startsExecution = result.workflowData !== undefined;
-				// With 'streaming' n8n answers nothing itself: the response belongs to the execution.
-				if (result.noWebhookResponse === true || responseMode === 'streaming') {
+				if (result.noWebhookResponse === true) {
 					// Sent by the node inside webhook(), serialized then (FakeResponse, as express).
 					receipt = { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
+				} else if (responseMode === 'streaming' && result.workflowData !== undefined) {
+					// n8n answers nothing itself: it hands the response to the execution, writes its chunks on it
+					// and ends it once the execution has ended (active-executions.js finalizeExecution). When it
+					// cannot create the execution, its request handler answers 500 on it.
+					res.onSent = undefined;
+					if (request.startFails === true) {
+						res.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
+					} else if (!res.headersSent) {
+						// The node answers when the run ends (Confirm Delivery): the run ends as the test says, at once by default.
+						void (request.runEnds ?? Promise.resolve('succeeded')).then(() => res.end());
+					}
+					// A node that answered already (Stream AI Answers): the test ends the response as n8n would.
+					await res.finished;
+					receipt = { status: res.statusCode, workflowData: request.startFails === true ? undefined : result.workflowData, responseBody: res.body };
 				} else if (result.workflowData === undefined) {
 					receipt = {
 						status: 200,
@@ -455,16 +467,6 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					};
 				} else if (request.startFails === true) {
 					receipt = { status: 500, responseBody: { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' } };
-				} else if (responseMode === 'lastNode') {
-					// n8n answers when the execution has ended, on the response object it handed webhook().
-					res.onSent = undefined;
-					const ended = request.runEnds ?? Promise.resolve('succeeded' as const);
-					void ended.then((outcome) => {
-						if (outcome === 'failed') res.status(500).json({ message: 'Error in workflow' });
-						else res.status(200).json(undefined);
-					});
-					await res.finished;
-					receipt = { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
 				} else {
 					receipt = {
 						status: 200,

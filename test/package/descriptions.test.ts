@@ -193,8 +193,6 @@ describe('node descriptions against version 0.1.0', () => {
 				'options @ {}.options[name=confirmDelivery]',
 				'options @ {}.options[name=streamAnswers]',
 				'node.webhooks[name=default].responseMode',
-				// A push answered when its run ended gets no data of the run.
-				'node.webhooks[name=default].responseData',
 				// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
 				'node.defaultVersion',
 				'node.version',

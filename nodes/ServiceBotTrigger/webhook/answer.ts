@@ -2,35 +2,36 @@
  * When the service is told a push arrived (option Confirm Delivery). The service keeps an update until
  * a push of it is answered 2xx and sends it again otherwise; n8n marks an execution still running when
  * its process dies (a kill, or the end of its 30 s graceful shutdown) `crashed` and never runs it
- * again. So by default a push that starts a run is answered once that run has ended: the webhook's
- * response mode is n8n's "last node" with no data (`RESPONSE_MODE` in options.ts), in which n8n
- * answers when the execution ends (e2e scenario 31, a SIGTERM and a SIGKILL during bursts: 0 of 80
- * lost; answered when the run starts, the same run loses messages). Not "response node", which answers at the same moment: n8n 1.x cancels every execution
- * that has a response promise when it shuts down (1.123.81 `active-executions.js` `shutdown`), so
- * each clean restart would cut runs off. The price of "last node" is in queue mode, where the main
- * or webhook process reads each execution back from the database before it answers (2.41.1
- * `workflow-runner.js` `needsFullExecutionData`): docs/queue-mode.md points there to "When the Run
- * Starts": there a restart stops no run.
+ * again. So by default a push that starts a run is answered once that run has ended (e2e scenario 31,
+ * a SIGTERM and a SIGKILL during bursts: 0 of 80 lost; answered when the run starts, the same run
+ * loses messages).
+ *
+ * How the trigger learns that the run ended: the webhook's response mode is n8n's "streaming"
+ * (`RESPONSE_MODE` in options.ts). n8n then answers nothing itself, hands the execution the push's
+ * response object, writes an AI Agent's chunks and a keep-alive on it, and ends it when it finalizes
+ * the execution, in regular and queue mode alike (1.123.81 and 2.41.1 `active-executions.js`
+ * `finalizeExecution`; in queue mode the process that holds the push ends it once the worker's job
+ * finished). The trigger puts its own `write`, `flush` and `end` on that object: the chunks go
+ * nowhere (Stream AI Answers, pushStream.ts, is the option that shows them), and `end` is the run's
+ * end. The other response modes that answer at the end cost more: "last node" makes a queue-mode main
+ * or webhook process read each execution back from the database before it answers (2.41.1
+ * `workflow-runner.js` `needsFullExecutionData`; measured: its pool timed out, "503 Database is not
+ * ready!", and queue scenario 7 stalled), and n8n 1.x cancels every "response node" execution when it
+ * shuts down (1.123.81 `active-executions.js` `shutdown`). The price of "streaming": an AI Agent with
+ * Enable Streaming (its default) takes n8n's streaming path, with the same output.
  *
  * What the service is answered, and when:
- * - **The run ended**: n8n's answer, held until the bot's other workflows on this n8n have answered
- *   their copies of the update (webhook/forward.ts; each answers after its own run), so the service
- *   is told only once every workflow of the bot has run it.
- * - **The run ended with an error**: n8n answers 500 "Error in workflow" (1.123.81 and 2.41.1
- *   `webhook-helpers.js`). That run happened: the service is answered 200, as sending it again would
- *   only run the same failure again.
- * - **No run was made**: any other 5xx (n8n could not create the execution) goes to the service as it
- *   is, so it sends the update again (the duplicate window forgets it: receive.ts).
+ * - **The run ended** (failed or not: sent again, a failed run would fail again): 200, held until the
+ *   bot's other workflows on this n8n answered their copies of the update (webhook/forward.ts; each
+ *   answers when its own run ended), so the service is told only once every workflow has run it.
+ * - **No run was made**: n8n answers a push whose execution it could not create itself, 5xx; that
+ *   goes to the service as it is, so it sends the update again (the duplicate window forgets it:
+ *   receive.ts).
  * - **The bound**: the service waits about 10 s for an answer, then sends the update again (with one
  *   connection it holds every later update back meanwhile). A push not answered
  *   `ANSWER_TIMING.boundMs` after it arrived is answered 200: its execution exists (or is being made).
- *   Only such a run, one longer than the bound (an AI agent, a Send and Wait), is lost when n8n dies
- *   while it runs, as every run was before.
- *
- * n8n answers a push through the response object it handed `webhook()` (express: `json` → `send` →
- * `end`), so the hold is `end` replaced on that object. After the service was answered, n8n's own
- * later answer must not reach the connection nor throw "Cannot set headers after they are sent"
- * (logged by n8n as an error for the push): the header and body methods become no-ops on it.
+ *   Only such a run, one longer than the bound (an AI agent), is lost when n8n dies while it runs, as
+ *   every run was before.
  */
 import type { IWebhookFunctions } from 'n8n-workflow';
 
@@ -42,30 +43,14 @@ export const ANSWER_TIMING = {
 	boundMs: 7_000,
 };
 
-/** n8n's answer to a push whose run ended with an error (its body's `message`). */
-const RAN_WITH_ERROR = 'Error in workflow';
-
 /** What of n8n's response object the hold uses: Node's ServerResponse (with express's methods), seen structurally. */
 interface PushResponse {
 	statusCode: number;
 	end: (...args: unknown[]) => unknown;
 	write: (...args: unknown[]) => unknown;
-	writeHead: (...args: unknown[]) => unknown;
+	flush: () => void;
 	setHeader: (...args: unknown[]) => unknown;
-	removeHeader: (...args: unknown[]) => unknown;
 	once(event: 'close', listener: () => void): unknown;
-}
-
-/** Whether an answer's body is n8n's "Error in workflow" (a run that happened and failed). */
-function ranWithError(body: unknown): boolean {
-	const text = typeof body === 'string' ? body : body instanceof Uint8Array ? new TextDecoder().decode(body) : undefined;
-	if (text === undefined || text.length > 1_000) return false;
-	try {
-		const parsed: unknown = JSON.parse(text);
-		return typeof parsed === 'object' && parsed !== null && (parsed as { message?: unknown }).message === RAN_WITH_ERROR;
-	} catch {
-		return false;
-	}
 }
 
 /** Node's stream methods take a callback last: called, as the real ones would. */
@@ -75,9 +60,10 @@ function callBack(args: unknown[]): void {
 }
 
 /**
- * Holds n8n's answer to this push until `copies` settle (the bot's other workflows answered theirs)
- * and answers at `ANSWER_TIMING.boundMs` after `arrivedAt` whatever came by then. Returns at once
- * what settles when n8n answers, which it does once the run has ended (Show Typing stops there).
+ * Takes the response n8n streams a run's chunks on (they go nowhere) and answers the service when n8n
+ * ends it, the run's end, once `copies` settled (the bot's other workflows answered theirs), or at
+ * `ANSWER_TIMING.boundMs` after `arrivedAt`, whichever comes first. Returns at once what settles when
+ * the run ended (Show Typing stops there).
  */
 export function answerAfterRun(ctx: IWebhookFunctions, arrivedAt: number, copies: Promise<unknown>): Promise<void> {
 	const res = ctx.getResponseObject() as unknown as PushResponse;
@@ -85,6 +71,7 @@ export function answerAfterRun(ctx: IWebhookFunctions, arrivedAt: number, copies
 	const bound = new AbortController();
 	let answered = false;
 	let copiesIn = false;
+	/** What n8n's `end` brought: the run's end, or its own answer when it could not make the run (5xx). */
 	let held: unknown[] | undefined;
 	let runEnded = (): void => {};
 	const ran = new Promise<void>((resolve) => (runEnded = resolve));
@@ -93,42 +80,40 @@ export function answerAfterRun(ctx: IWebhookFunctions, arrivedAt: number, copies
 		if (answered) return;
 		answered = true;
 		bound.abort();
-		if (res.statusCode >= 500 && ranWithError(args[0])) res.statusCode = 200;
-		realEnd(...args);
-		const same = (): PushResponse => res;
-		res.setHeader = same;
-		res.removeHeader = same;
-		res.writeHead = same;
-		res.write = (...writeArgs: unknown[]): boolean => {
-			callBack(writeArgs);
-			return true;
-		};
+		if (res.statusCode >= 500) {
+			realEnd(...args);
+		} else {
+			res.statusCode = 200;
+			res.setHeader('Content-Type', 'application/json; charset=utf-8');
+			realEnd(JSON.stringify({ message: 'Workflow was started' }));
+		}
+		// n8n may still write or answer (a keep-alive, an error after the bound): nothing reaches the connection.
+		res.setHeader = (): PushResponse => res;
 	};
+	res.write = (...args: unknown[]): boolean => {
+		callBack(args);
+		return true;
+	};
+	res.flush = (): void => {};
 	res.end = (...args: unknown[]): unknown => {
 		runEnded();
-		if (answered) callBack(args);
-		else if (copiesIn) answer(args);
-		else held = args;
+		if (!answered && held === undefined) {
+			held = args;
+			if (copiesIn || res.statusCode >= 500) answer(held);
+		} else {
+			callBack(args);
+		}
 		return res;
 	};
 	res.once('close', () => bound.abort());
-	void copies.then(
-		() => {
-			copiesIn = true;
-			if (held) answer(held);
-		},
-		() => {
-			copiesIn = true;
-			if (held) answer(held);
-		},
-	);
+	const settled = (): void => {
+		copiesIn = true;
+		if (held) answer(held);
+	};
+	void copies.then(settled, settled);
 	void (async () => {
 		await pause(Math.max(0, arrivedAt + ANSWER_TIMING.boundMs - Date.now()), bound.signal);
-		if (answered || bound.signal.aborted) return;
-		if (held) return answer(held);
-		res.statusCode = 200;
-		res.setHeader('Content-Type', 'application/json; charset=utf-8');
-		answer([JSON.stringify({ message: 'Workflow was started' })]);
+		if (!answered && !bound.signal.aborted) answer(held ?? []);
 	})();
 	return ran;
 }

@@ -100,12 +100,10 @@ export function confirmsAfterRun(ctx: TriggerContext): boolean {
 }
 
 /** The response mode, as n8n evaluates it for each push before webhook() runs. */
-const RESPONSE_MODE_TEMPLATE =
-	'={{ $parameter["options"]["streamAnswers"] ? "streaming" : $parameter["options"]["confirmDelivery"] === "whenStarted" ? "onReceived" : "lastNode" }}';
+const RESPONSE_MODE_TEMPLATE = '={{ $parameter["options"]["confirmDelivery"] === "whenStarted" && !$parameter["options"]["streamAnswers"] ? "onReceived" : "streaming" }}';
 
 function responseModeOf(options: SavedWebhookOptions | undefined): string {
-	if (options?.streamAnswers) return 'streaming';
-	return options?.confirmDelivery === 'whenStarted' ? 'onReceived' : 'lastNode';
+	return options?.confirmDelivery === 'whenStarted' && !options.streamAnswers ? 'onReceived' : 'streaming';
 }
 
 /**
@@ -115,18 +113,16 @@ function responseModeOf(options: SavedWebhookOptions | undefined): string {
 const RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers') as typeof WEBHOOK_RESOLVERS;
 
 /**
- * The webhook's response mode: 'streaming' with Stream AI Answers (n8n then hands the execution's
- * chunks to the push's response); 'lastNode' with Confirm Delivery "When the Run Ends" (n8n answers
- * when the execution ended, with no data: webhook/answer.ts); 'onReceived' with "When the Run Starts"
- * (n8n answers once the execution exists, as every version did before the option). An expression,
+ * The webhook's response mode: 'streaming' (n8n hands the push's response to the execution and ends
+ * it when the execution has ended) with Stream AI Answers, and with Confirm Delivery "When the Run
+ * Ends" (webhook/answer.ts); 'onReceived' (n8n answers once the execution exists, as every version
+ * did before the option) with "When the Run Starts". An expression,
  * which n8n 1.x evaluates per push; n8n 2.x resolves it with the resolver beside it, from the node's
  * parameters, without the expression engine (its
  * `resolveWebhookDescriptionField`), which costs a push about 0.2 ms otherwise (test/bench/README.md).
  */
-export const RESPONSE_MODE: Pick<IWebhookDescription, 'responseMode' | 'responseData' | typeof WEBHOOK_RESOLVERS> = {
+export const RESPONSE_MODE: Pick<IWebhookDescription, 'responseMode' | typeof WEBHOOK_RESOLVERS> = {
 	responseMode: RESPONSE_MODE_TEMPLATE,
-	// Nothing of the run goes back to the service: "last node" would answer with its first item.
-	responseData: 'noData',
 	[RESOLVERS]: {
 		responseMode: {
 			template: RESPONSE_MODE_TEMPLATE,

@@ -868,6 +868,8 @@ const lifecycle: Scenario = {
 			await echoes(`after restarting ${name}`);
 			const methods = (await emulator.calls()).slice(callsBefore).map((call) => call.method);
 			assert.ok(!methods.includes('setWebhook') && !methods.includes('deleteWebhook'), `restarting ${name} changed the webhook: ${methods.join(', ')}`);
+			// The echo comes during its run; the push is answered when the run has ended (Confirm Delivery's default).
+			await waitFor('the echo\'s push to be answered', async () => ((await emulator.webhook())?.pendingUpdateCount === 0 ? true : undefined), { limitMs: 30_000, intervalMs: 100 });
 			assert.deepEqual(await emulator.webhook(), registered, `the bot's webhook after restarting ${name}`);
 			const lookups = methods.filter((method) => method === 'getWebhookInfo').length;
 			ctx.log(`restarted ${name}: the webhook is unchanged (${lookups} getWebhookInfo, no setWebhook or deleteWebhook), the echo works`);

@@ -2,8 +2,8 @@
  * Confirm Delivery: when the service is told a push arrived. The service keeps an update and sends it
  * again until a push of it is answered 2xx (spec: setWebhook), and n8n never runs an execution again
  * that its process took along when it died. So by default a push is answered once its run has ended:
- * n8n's answer in response mode "last node" comes then (the harness answers as n8n does: 200
- * with no body, or 500 "Error in workflow"). Through n8n-core's WebhookContext against the emulator.
+ * in response mode "streaming" n8n ends the push's response when the execution ends (the harness does
+ * as n8n does). Through n8n-core's WebhookContext against the emulator.
  */
 import { randomUUID } from 'node:crypto';
 

@@ -1,9 +1,9 @@
 /**
  * The webhook's response mode (Stream AI Answers, Confirm Delivery): the expression n8n 1.x evaluates
  * and the resolver n8n 2.41 uses instead (without the expression engine) give the same mode for every
- * way the options can be saved: 'streaming' when Stream AI Answers is on; else 'lastNode' (n8n
- * answers the push when the run has ended) unless Confirm Delivery is "When the Run Starts", which
- * gives 'onReceived' (what every trigger had before the option).
+ * way the options can be saved: 'onReceived' (what every trigger had before the options) only with
+ * Confirm Delivery "When the Run Starts" and Stream AI Answers off; else 'streaming' (n8n hands the
+ * push's response to the execution and ends it when the run has ended).
  */
 import type { INode, INodeParameters } from 'n8n-workflow';
 import { Workflow, resolveWebhookDescriptionField } from 'n8n-workflow';
@@ -12,11 +12,11 @@ import { ServiceBotTrigger } from '../../../../nodes/ServiceBotTrigger/ServiceBo
 import { TestNodeTypes } from '../../../harness/node-types';
 
 const saved: Array<[string, INodeParameters, string]> = [
-	['no options', { updates: ['message'] }, 'lastNode'],
-	['options without them', { updates: ['message'], options: { showTyping: true } }, 'lastNode'],
-	['streaming off', { updates: ['message'], options: { streamAnswers: false } }, 'lastNode'],
+	['no options', { updates: ['message'] }, 'streaming'],
+	['options without them', { updates: ['message'], options: { showTyping: true } }, 'streaming'],
+	['streaming off', { updates: ['message'], options: { streamAnswers: false } }, 'streaming'],
 	['streaming on', { updates: ['message'], options: { streamAnswers: true, showTyping: true } }, 'streaming'],
-	['confirm when the run ends', { updates: ['message'], options: { confirmDelivery: 'afterRun' } }, 'lastNode'],
+	['confirm when the run ends', { updates: ['message'], options: { confirmDelivery: 'afterRun' } }, 'streaming'],
 	['confirm when the run starts', { updates: ['message'], options: { confirmDelivery: 'whenStarted' } }, 'onReceived'],
 	['confirm when the run starts, streaming on', { updates: ['message'], options: { confirmDelivery: 'whenStarted', streamAnswers: true } }, 'streaming'],
 ];

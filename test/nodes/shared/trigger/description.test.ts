@@ -43,11 +43,9 @@ const CHANGED_TEXTS = [
 	'properties.options.options.streamAnswers.*',
 	'webhooks.default.responseMode',
 	// Confirm Delivery, a new option: absent, a push is answered when its run ended (response mode
-	// 'lastNode', webhook/answer.ts); "When the Run Starts" gives 0.1.0's 'onReceived'.
+	// 'streaming', webhook/answer.ts); "When the Run Starts" gives 0.1.0's 'onReceived'.
 	'properties.options.options.confirmDelivery.*',
 	'properties.options.options.confirmDelivery.options.*.*',
-	// …answered with no data: nothing of the run goes back to the service.
-	'webhooks.default.responseData',
 	'outputs',
 	'outputs.*',
 	// Version 2 added (sessionId and chatInput on every item, the handy fields on by default).
