@@ -297,6 +297,16 @@ describe('the README builds a bot as the editor of new nodes has it', () => {
 		expect(mapped).toEqual([]);
 	});
 
+	test('it names the fields a person maps after a file arrives and after Send and Wait, before any run shows them', () => {
+		const readme = read('README.md');
+		const files = readme.split('\n### Files both ways\n')[1].split('\n### ')[0];
+		const sendAndWait = readme.split('\n### Send and Wait for Response\n')[1].split('\n### ')[0];
+		// The trigger's item of a file (spec: photo sizes carry width and height; voice notes a duration).
+		expect(['file_kind', 'file_name', 'file_size', 'file_width', 'file_height', 'file_duration'].filter((field) => !files.includes(`\`${field}\``))).toEqual([]);
+		// The answer's item (docs/send-and-wait.md, Output).
+		expect(['approved', 'answer'].filter((field) => !sendAndWait.includes(`\`${field}\``))).toEqual([]);
+	});
+
 	test('it says that the editor closes a typed {{ itself, so nobody types the closing }} too', () => {
 		// n8n 2.41's expression editor inserts " }}" after a typed "{{"; typing "}}" as well leaves a stray "}}" in the text sent.
 		expect(section).toMatch(/adds the closing `\}\}` itself/);
