@@ -307,9 +307,10 @@ describe('the README builds a bot as the editor of new nodes has it', () => {
 		expect(['approved', 'answer'].filter((field) => !sendAndWait.includes(`\`${field}\``))).toEqual([]);
 	});
 
-	test('it says that the editor closes a typed {{ itself, so nobody types the closing }} too', () => {
+	test('it and the fields page say that the editor closes a typed {{ itself, so nobody types the closing }} too', () => {
 		// n8n 2.41's expression editor inserts " }}" after a typed "{{"; typing "}}" as well leaves a stray "}}" in the text sent.
 		expect(section).toMatch(/adds the closing `\}\}` itself/);
+		expect(read('docs/messages.md')).toMatch(/adds the closing `\}\}` itself/);
 	});
 });
 
