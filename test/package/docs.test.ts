@@ -278,6 +278,42 @@ describe('the README is a door', () => {
 	});
 });
 
+describe('the README builds a bot as the editor of new nodes has it', () => {
+	const section = read('README.md').split('\n### Your own bot from scratch\n')[1].split('\n### ')[0];
+
+	test('it maps no field that a new Service Bot node takes From Trigger by default (Chat, Callback Query ID, Message ID)', () => {
+		const version = Math.max(...[new ServiceBot().description.version].flat());
+		const atNewest = (property: INodeProperties): boolean => {
+			const versions = property.displayOptions?.show?.['@version'] as Array<number | { _cnd: { gte?: number } }> | undefined;
+			return versions === undefined || versions.some((entry) => (typeof entry === 'number' ? entry === version : version >= (entry._cnd.gte ?? 0)));
+		};
+		const fromTrigger = new Set(
+			new ServiceBot().description.properties
+				.filter((property) => atNewest(property) && (property.default as { mode?: string } | undefined)?.mode === 'trigger')
+				.map((property) => property.displayName),
+		);
+		expect([...fromTrigger]).toEqual(expect.arrayContaining(['Chat', 'Callback Query ID', 'Message ID']));
+		const mapped = [...section.matchAll(/\*\*([^*]+)\*\*\s*`\{\{/g)].map((match) => match[1]).filter((field) => fromTrigger.has(field));
+		expect(mapped).toEqual([]);
+	});
+
+	test('it names the fields a person maps after a file arrives and after Send and Wait, before any run shows them', () => {
+		const readme = read('README.md');
+		const files = readme.split('\n### Files both ways\n')[1].split('\n### ')[0];
+		const sendAndWait = readme.split('\n### Send and Wait for Response\n')[1].split('\n### ')[0];
+		// The trigger's item of a file (spec: photo sizes carry width and height; voice notes a duration).
+		expect(['file_kind', 'file_name', 'file_size', 'file_width', 'file_height', 'file_duration'].filter((field) => !files.includes(`\`${field}\``))).toEqual([]);
+		// The answer's item (docs/send-and-wait.md, Output).
+		expect(['approved', 'answer'].filter((field) => !sendAndWait.includes(`\`${field}\``))).toEqual([]);
+	});
+
+	test('it and the fields page say that the editor closes a typed {{ itself, so nobody types the closing }} too', () => {
+		// n8n 2.41's expression editor inserts " }}" after a typed "{{"; typing "}}" as well leaves a stray "}}" in the text sent.
+		expect(section).toMatch(/adds the closing `\}\}` itself/);
+		expect(read('docs/messages.md')).toMatch(/adds the closing `\}\}` itself/);
+	});
+});
+
 describe("the README's Operations table is the action node's", () => {
 	/** `Resource: Name=value` for each operation the table lists, and for each the node has. */
 	test('it lists every operation of the Service Bot node under its resource, by name and value, and no other', () => {

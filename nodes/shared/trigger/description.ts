@@ -54,7 +54,7 @@ export const triggerOn: INodeProperties = {
 };
 
 const HANDY_FIELDS =
-	'update_type, chat_id, message_id, user_id, user, text (or a caption), callback_data, callback_query_id, and what file a message carries: file_kind (photo, document, voice or video), file_id, file_name, mime_type and file_size';
+	'update_type, chat_id, message_id, user_id, user, text (or a caption), callback_data, callback_query_id, and what file a message carries: file_kind (photo, document, voice or video), file_id, file_name, mime_type, file_size, file_width and file_height (the pixels of a photo or video) and file_duration (the seconds of a voice note or video)';
 
 const addHandyFields: INodeProperties = {
 	displayName: 'Add Handy Fields',

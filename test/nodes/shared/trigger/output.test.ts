@@ -79,6 +79,18 @@ describe('version 2: ready for an AI Agent with memory, and the handy fields wit
 		expect(await itemFor(click as unknown as IDataObject, 2)).toMatchObject({ sessionId: emu.demo.groupChatId, chatInput: 'refund:yes', callback_data: 'refund:yes' });
 	});
 
+	test('Add Handy Fields says in the panel every handy field the item carries, the file\'s size and length included', async () => {
+		// The fields a person looks for in the option's description before the first update arrives.
+		const handyFields = ['update_type', 'chat_id', 'message_id', 'user_id', 'user', 'text', 'callback_data', 'callback_query_id', 'file_kind', 'file_id', 'file_name', 'mime_type', 'file_size', 'file_width', 'file_height', 'file_duration'];
+		const update = messageUpdate(6, emu.demo.privateChatId, emu.demo.userId, 'hi');
+		const item = (await itemFor(update, 2)) ?? {};
+		expect(Object.keys(item).filter((key) => !(key in update) && key !== 'sessionId' && key !== 'chatInput').sort()).toEqual([...handyFields].sort());
+		const optionsV2 = new ServiceBotTrigger().description.properties.find((property) => property.name === 'options' && JSON.stringify(property.displayOptions).includes('gte'));
+		const description = optionsV2?.options?.find((option) => 'name' in option && option.name === 'addHandyFields') as { description?: string } | undefined;
+		const named = (field: string): boolean => new RegExp(`(^|[^a-z_])${field}([^a-z_]|$)`).test(description?.description ?? '');
+		expect(handyFields.filter((field) => !named(field))).toEqual([]);
+	});
+
 	test('Add Handy Fields turned off: no handy fields, sessionId and chatInput stay', async () => {
 		const update = messageUpdate(3, emu.demo.privateChatId, emu.demo.userId, 'hi');
 		expect(await itemFor(update, 2, { addHandyFields: false })).toEqual({ ...update, sessionId: emu.demo.privateChatId, chatInput: 'hi' });
