@@ -1,6 +1,6 @@
 /**
- * What a restart or a kill of n8n may cost a webhook trigger (Confirm Delivery at its default, When
- * the Run Ends): a burst of messages to a
+ * What a restart or a kill of n8n may cost a webhook trigger with Confirm Delivery "When the Run
+ * Ends": a burst of messages to a
  * published workflow, n8n stopped with SIGTERM in the middle of one and killed with SIGKILL in the
  * middle of another, each time started again. The service (the emulator) keeps an update until a push
  * of it is answered 2xx and sends it again otherwise, so an update is lost exactly when its push was
@@ -50,7 +50,7 @@ function echoWorkflow(credentialId: string): Json {
 		name: 'Echo across restarts',
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId: randomUUID(), typeVersion: 2, updates: ['message'] }),
+			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId: randomUUID(), typeVersion: 2, updates: ['message'], options: { confirmDelivery: 'afterRun' } }),
 			sendMessage({ id: randomUUID(), name: 'Echo', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text: '=echo {{ $json.chatInput }} #{{ $execution.id }}' }),
 		],
 		connections: inSequence(TRIGGER_NAME, 'Echo'),

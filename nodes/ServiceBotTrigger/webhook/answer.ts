@@ -2,9 +2,13 @@
  * When the service is told a push arrived (option Confirm Delivery). The service keeps an update until
  * a push of it is answered 2xx and sends it again otherwise; n8n marks an execution still running when
  * its process dies (a kill, or the end of its 30 s graceful shutdown) `crashed` and never runs it
- * again. So by default a push that starts a run is answered once that run has ended (e2e scenario 31,
- * a SIGTERM and a SIGKILL during bursts: 0 of 80 lost; answered when the run starts, the same run
- * loses messages).
+ * again. So with "When the Run Ends" a push that starts a run is answered once that run has ended
+ * (e2e scenario 31, a SIGTERM and a SIGKILL during bursts: 0 of 80 lost; answered when the run
+ * starts, the same run loses messages). Not the default: in queue mode, pushes held for their runs
+ * stalled queue scenario 7 (three workflows on one bot, 40 connections) with "503 Database is not
+ * ready!" from the webhook processes, in this mode and in "last node", where "When the Run Starts"
+ * passed it on the same machine (300 updates in 70 s); and with one connection the service waits for
+ * each run before it sends the next update (the soak's steady 2 updates/s queued: p50 12.5 s).
  *
  * How the trigger learns that the run ended: the webhook's response mode is n8n's "streaming"
  * (`RESPONSE_MODE` in options.ts). n8n then answers nothing itself, hands the execution the push's

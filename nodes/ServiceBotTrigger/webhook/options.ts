@@ -14,20 +14,19 @@ export const webhookOptionFields: INodeProperties[] = [
 		displayName: 'Confirm Delivery',
 		name: 'confirmDelivery',
 		type: 'options',
-		default: 'afterRun',
+		default: 'whenStarted',
 		description: 'When the service is told that an update arrived. Until then it keeps the update and sends it again.',
 		options: [
+			{
+				name: 'When the Run Starts',
+				value: 'whenStarted',
+				description: 'As soon as the execution exists. A run that a restart or a kill of n8n cuts off is not run again.',
+			},
 			{
 				name: 'When the Run Ends',
 				value: 'afterRun',
 				description:
-					'Nothing is lost when n8n restarts or is killed: an update whose run was cut off comes again. A run longer than 7 s (an AI agent) is confirmed at 7 s, before the service would send it again.',
-			},
-			{
-				name: 'When the Run Starts',
-				value: 'whenStarted',
-				description:
-					'As soon as the execution exists. For queue mode, where a restart of the main or webhook process does not stop runs, or for one connection and long runs; a run cut off by a restart of n8n is not run again.',
+					'Nothing is lost when n8n (regular mode) restarts or is killed: an update whose run was cut off comes again. A run longer than 7 s is confirmed at 7 s. Not for queue mode.',
 			},
 		],
 	},
@@ -94,16 +93,16 @@ export function streamsAnswers(ctx: TriggerContext): boolean {
 	return optionsOf<SavedWebhookOptions>(ctx).streamAnswers === true;
 }
 
-/** Confirm Delivery "When the Run Ends" (the default): n8n answers a push when its run ended (webhook/answer.ts). */
+/** Confirm Delivery "When the Run Ends": n8n ends the push's response when its run ended (webhook/answer.ts). */
 export function confirmsAfterRun(ctx: TriggerContext): boolean {
-	return !streamsAnswers(ctx) && optionsOf<SavedWebhookOptions>(ctx).confirmDelivery !== 'whenStarted';
+	return !streamsAnswers(ctx) && optionsOf<SavedWebhookOptions>(ctx).confirmDelivery === 'afterRun';
 }
 
 /** The response mode, as n8n evaluates it for each push before webhook() runs. */
-const RESPONSE_MODE_TEMPLATE = '={{ $parameter["options"]["confirmDelivery"] === "whenStarted" && !$parameter["options"]["streamAnswers"] ? "onReceived" : "streaming" }}';
+const RESPONSE_MODE_TEMPLATE = '={{ $parameter["options"]["streamAnswers"] || $parameter["options"]["confirmDelivery"] === "afterRun" ? "streaming" : "onReceived" }}';
 
 function responseModeOf(options: SavedWebhookOptions | undefined): string {
-	return options?.confirmDelivery === 'whenStarted' && !options.streamAnswers ? 'onReceived' : 'streaming';
+	return options?.streamAnswers || options?.confirmDelivery === 'afterRun' ? 'streaming' : 'onReceived';
 }
 
 /**
@@ -115,8 +114,8 @@ const RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers') as typeof WEBHOO
 /**
  * The webhook's response mode: 'streaming' (n8n hands the push's response to the execution and ends
  * it when the execution has ended) with Stream AI Answers, and with Confirm Delivery "When the Run
- * Ends" (webhook/answer.ts); 'onReceived' (n8n answers once the execution exists, as every version
- * did before the option) with "When the Run Starts". An expression,
+ * Ends" (webhook/answer.ts); else 'onReceived' (n8n answers once the execution exists), as before the
+ * options existed, so saved workflows keep their behaviour. An expression,
  * which n8n 1.x evaluates per push; n8n 2.x resolves it with the resolver beside it, from the node's
  * parameters, without the expression engine (its
  * `resolveWebhookDescriptionField`), which costs a push about 0.2 ms otherwise (test/bench/README.md).

@@ -79,7 +79,7 @@ function soakWorkflow(name: string, trigger: TriggerKind, credentialId: string, 
 		name,
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			trigger === 'webhook' ? webhookTrigger({ ...placed, webhookId: randomUUID(), options: { maxConnections } }) : pollingTrigger(placed),
+			trigger === 'webhook' ? webhookTrigger({ ...placed, webhookId: randomUUID(), options: { maxConnections, confirmDelivery: 'afterRun' } }) : pollingTrigger(placed),
 			sendMessage({ id: randomUUID(), name: 'Reply', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text: '={{ $workflow.name }}: {{ $json.text }}' }),
 		],
 		connections: inSequence(TRIGGER_NAME, 'Reply'),

@@ -215,9 +215,9 @@ describe('Download Files: the file on the item as binary data', () => {
 	});
 });
 
-describe('Confirm Delivery "When the Run Ends" (the default): the file is downloaded before the run, and the service answered after it', () => {
+describe('Confirm Delivery "When the Run Ends": the file is downloaded before the run, and the service answered after it', () => {
 	it('a slow download: the push is answered once the run with the file has ended', async () => {
-		const trigger = await publish({ downloadFiles: true });
+		const trigger = await publish({ downloadFiles: true, confirmDelivery: 'afterRun' });
 		emu.injectFault({ kind: 'delay', delayMs: 1500, method: 'file', count: 1 });
 		await userSendsFile(emu, SAMPLES.document);
 		await until(async () => emu.callsTo('file').length === 1, 'the download to start');
@@ -231,7 +231,7 @@ describe('Confirm Delivery "When the Run Ends" (the default): the file is downlo
 	});
 });
 
-describe('Confirm Delivery "When the Run Starts": the service is answered before the file is downloaded', () => {
+describe('Confirm Delivery "When the Run Starts" (the default): the service is answered before the file is downloaded', () => {
 	it('a slow download: the push is answered (delivered) while the file still comes; the execution starts once it is on the item', async () => {
 		const trigger = await publish({ downloadFiles: true, confirmDelivery: 'whenStarted' });
 		emu.injectFault({ kind: 'delay', delayMs: 1500, method: 'file', count: 1 });

@@ -1,7 +1,7 @@
 /**
  * Confirm Delivery: when the service is told a push arrived. The service keeps an update and sends it
  * again until a push of it is answered 2xx (spec: setWebhook), and n8n never runs an execution again
- * that its process took along when it died. So by default a push is answered once its run has ended:
+ * that its process took along when it died. So with "When the Run Ends" a push is answered once its run has ended:
  * in response mode "streaming" n8n ends the push's response when the execution ends (the harness does
  * as n8n does). Through n8n-core's WebhookContext against the emulator.
  */
@@ -37,6 +37,8 @@ function heldRun(): { ends: Promise<'succeeded' | 'failed'>; end: (outcome: 'suc
 	return { ends, end };
 }
 
+const AFTER_RUN = { confirmDelivery: 'afterRun' };
+
 const moment = async (ms = 150): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms));
 
 async function published(options: INodeParameters = {}): Promise<{ harness: TriggerHarness; secret: string }> {
@@ -46,9 +48,9 @@ async function published(options: INodeParameters = {}): Promise<{ harness: Trig
 	return { harness, secret: emu.webhookOf()?.secretToken ?? '' };
 }
 
-describe('When the Run Ends (the default)', () => {
+describe('When the Run Ends', () => {
 	test('the service gets no answer while the run goes on, and 200 once it ended', async () => {
-		const { harness, secret } = await published();
+		const { harness, secret } = await published(AFTER_RUN);
 		const run = heldRun();
 		let answered = false;
 		const delivery = harness
@@ -66,7 +68,7 @@ describe('When the Run Ends (the default)', () => {
 	});
 
 	test('a run that failed is answered 200 (sent again, it would fail again), and the same update sent again does not run', async () => {
-		const { harness, secret } = await published();
+		const { harness, secret } = await published(AFTER_RUN);
 		const update = messageUpdate(710, emu.demo.privateChatId, emu.demo.userId);
 		const failed = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: update, runEnds: Promise.resolve('failed') });
 		expect(failed.status).toBe(200);
@@ -78,7 +80,7 @@ describe('When the Run Ends (the default)', () => {
 
 	test('a run longer than the bound is answered 200 at the bound, and n8n answering when it ends later changes nothing and throws nothing', async () => {
 		jest.replaceProperty(ANSWER_TIMING, 'boundMs', 200);
-		const { harness, secret } = await published();
+		const { harness, secret } = await published(AFTER_RUN);
 		const run = heldRun();
 		const receipt = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(720, emu.demo.privateChatId, emu.demo.userId), runEnds: run.ends });
 		expect(receipt).toMatchObject({ status: 200, responseBody: { message: 'Workflow was started' } });
@@ -92,7 +94,7 @@ describe('When the Run Ends (the default)', () => {
 
 	test('with Show Typing, "typing…" is renewed while the run goes on and stops when n8n answers at its end', async () => {
 		jest.replaceProperty(TYPING_TIMING, 'renewEveryMs', 40);
-		const { harness, secret } = await published({ showTyping: true });
+		const { harness, secret } = await published({ ...AFTER_RUN, showTyping: true });
 		const run = heldRun();
 		const delivery = harness.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(750, emu.demo.privateChatId, emu.demo.userId), runEnds: run.ends });
 		await moment(300);
@@ -107,7 +109,7 @@ describe('When the Run Ends (the default)', () => {
 	});
 
 	test('n8n could not create the execution: its 500 goes to the service, and the update runs when the service sends it again', async () => {
-		const { harness, secret } = await published();
+		const { harness, secret } = await published(AFTER_RUN);
 		const update = messageUpdate(730, emu.demo.privateChatId, emu.demo.userId);
 		const failed = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: update, startFails: true });
 		expect(failed.status).toBe(500);
@@ -117,9 +119,12 @@ describe('When the Run Ends (the default)', () => {
 	});
 });
 
-describe('When the Run Starts', () => {
-	test('the service is answered once the execution exists, while the run still goes on', async () => {
-		const { harness, secret } = await published({ confirmDelivery: 'whenStarted' });
+describe('When the Run Starts (the default)', () => {
+	test.each([
+		['left at its default', {}],
+		['chosen', { confirmDelivery: 'whenStarted' }],
+	])('%s: the service is answered once the execution exists, while the run still goes on', async (_how, options) => {
+		const { harness, secret } = await published(options);
 		const run = heldRun();
 		const receipt = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(740, emu.demo.privateChatId, emu.demo.userId), runEnds: run.ends });
 		expect(receipt).toMatchObject({ status: 200, responseBody: { message: 'Workflow was started' } });
@@ -130,7 +135,7 @@ describe('When the Run Starts', () => {
 describe('several workflows on one bot', () => {
 	test('the service is told only once every workflow of the bot has run the update: the receiver\'s answer waits for the other workflow\'s run', async () => {
 		const base = `http://127.0.0.1:${await freePort()}/`;
-		const [receiver, other] = [0, 1].map(() => makeHarness(emu, { webhookBaseUrl: base, workflowId: `wf-${randomUUID().slice(0, 8)}`, parameters: { updates: ['*'], options: {} } }));
+		const [receiver, other] = [0, 1].map(() => makeHarness(emu, { webhookBaseUrl: base, workflowId: `wf-${randomUUID().slice(0, 8)}`, parameters: { updates: ['*'], options: AFTER_RUN } }));
 		made.push(await receiver, await other);
 		const otherPath = new URL((await other).webhookUrl).pathname;
 		const otherRun = heldRun();

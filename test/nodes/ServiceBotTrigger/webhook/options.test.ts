@@ -1,9 +1,9 @@
 /**
  * The webhook's response mode (Stream AI Answers, Confirm Delivery): the expression n8n 1.x evaluates
  * and the resolver n8n 2.41 uses instead (without the expression engine) give the same mode for every
- * way the options can be saved: 'onReceived' (what every trigger had before the options) only with
- * Confirm Delivery "When the Run Starts" and Stream AI Answers off; else 'streaming' (n8n hands the
- * push's response to the execution and ends it when the run has ended).
+ * way the options can be saved: 'streaming' (n8n hands the push's response to the execution and ends
+ * it when the run has ended) with Stream AI Answers on or Confirm Delivery "When the Run Ends"; else
+ * 'onReceived', what every trigger had before the options.
  */
 import type { INode, INodeParameters } from 'n8n-workflow';
 import { Workflow, resolveWebhookDescriptionField } from 'n8n-workflow';
@@ -12,9 +12,9 @@ import { ServiceBotTrigger } from '../../../../nodes/ServiceBotTrigger/ServiceBo
 import { TestNodeTypes } from '../../../harness/node-types';
 
 const saved: Array<[string, INodeParameters, string]> = [
-	['no options', { updates: ['message'] }, 'streaming'],
-	['options without them', { updates: ['message'], options: { showTyping: true } }, 'streaming'],
-	['streaming off', { updates: ['message'], options: { streamAnswers: false } }, 'streaming'],
+	['no options', { updates: ['message'] }, 'onReceived'],
+	['options without them', { updates: ['message'], options: { showTyping: true } }, 'onReceived'],
+	['streaming off', { updates: ['message'], options: { streamAnswers: false } }, 'onReceived'],
 	['streaming on', { updates: ['message'], options: { streamAnswers: true, showTyping: true } }, 'streaming'],
 	['confirm when the run ends', { updates: ['message'], options: { confirmDelivery: 'afterRun' } }, 'streaming'],
 	['confirm when the run starts', { updates: ['message'], options: { confirmDelivery: 'whenStarted' } }, 'onReceived'],
