@@ -22,3 +22,16 @@ test('a broken workflow (an undefined expression context, a job without steps) g
 	const findings = await lintWorkflow(broken, 'broken.yml');
 	expect(findings.map((finding) => finding.kind)).toEqual(expect.arrayContaining(['expression', 'syntax-check']));
 });
+
+test('the CI workflow runs every command .ci/run runs (its jobs in parallel), each set-up order included', () => {
+	const ci = readFileSync(join(WORKFLOWS_DIR, 'ci.yml'), 'utf8');
+	const local = readFileSync(join(WORKFLOWS_DIR, '..', '..', '.ci', 'run'), 'utf8');
+	// The commands of .ci/run: its npm commands and the check of `npm run dev`.
+	const commands = [...local.matchAll(/^\s*(npm (?:test|run [\w:]+(?: -- .*)?)|bash \.ci\/check-dev\.sh)\s*$/gm)].map((match) => match[1].trim());
+	expect(commands).toEqual(expect.arrayContaining(['npm test', 'npm run test:e2e', 'npm run test:e2e:oldest', 'npm run test:e2e:queue']));
+	expect(commands.find((command) => command.startsWith('npm run soak'))).toBeDefined();
+	for (const command of new Set(commands)) expect({ command, inWorkflow: ci.includes(command) }).toEqual({ command, inWorkflow: true });
+	// Both orders of the README's two set-up commands.
+	expect(ci).toContain('bash .ci/check-dev.sh && npm test');
+	expect(ci).toContain('npm test && bash .ci/check-dev.sh');
+});
