@@ -177,12 +177,17 @@ const restartsAndKills: Scenario = {
 
 		// Which process ran which execution: by when it started.
 		const executions: Array<{ id: string; status: string; startedAt: number }> = [];
-		for (let cursor: string | undefined; ; ) {
-			const page = (await n8n.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as Json;
+		// n8n 2.x pages with a cursor; n8n 1.x returns at most 100, newest first, and pages with a range (ids between firstId and lastId).
+		for (let cursor: string | undefined, lastId: string | undefined; ; ) {
+			const range = cursor ? `&cursor=${encodeURIComponent(cursor)}` : lastId ? `&firstId=0&lastId=${encodeURIComponent(lastId)}` : '';
+			const page = (await n8n.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=100${range}`)) as Json;
 			const results = (page?.results ?? page ?? []) as Json[];
-			executions.push(...results.map((execution: Json) => ({ id: String(execution.id), status: String(execution.status), startedAt: Date.parse(String(execution.startedAt ?? execution.createdAt)) })));
+			const fresh = results.filter((execution: Json) => !executions.some((known) => known.id === String(execution.id)));
+			executions.push(...fresh.map((execution: Json) => ({ id: String(execution.id), status: String(execution.status), startedAt: Date.parse(String(execution.startedAt ?? execution.createdAt)) })));
 			cursor = typeof page?.nextCursor === 'string' ? page.nextCursor : undefined;
-			if (!cursor || results.length === 0) break;
+			if (cursor) continue;
+			if (fresh.length === 0 || results.length < 100) break;
+			lastId = String(Math.min(...fresh.map((execution: Json) => Number(execution.id))));
 		}
 		const processOf = (id: string): string => {
 			const execution = executions.find((entry) => entry.id === id);
