@@ -115,10 +115,10 @@ const RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers') as typeof WEBHOO
  * The webhook's response mode: 'streaming' (n8n hands the push's response to the execution and ends
  * it when the execution has ended) with Stream AI Answers, and with Confirm Delivery "When the Run
  * Ends" (webhook/answer.ts); else 'onReceived' (n8n answers once the execution exists), as before the
- * options existed, so saved workflows keep their behaviour. An expression,
- * which n8n 1.x evaluates per push; n8n 2.x resolves it with the resolver beside it, from the node's
- * parameters, without the expression engine (its
- * `resolveWebhookDescriptionField`), which costs a push about 0.2 ms otherwise (test/bench/README.md).
+ * options existed, so saved workflows keep their behaviour. An expression, which n8n 1.x evaluates
+ * per push; n8n 2.x resolves it with the resolver beside it, from the node's parameters, without the
+ * expression engine (its `resolveWebhookDescriptionField`), which costs a push about 0.2 ms otherwise
+ * (test/bench/README.md).
  */
 export const RESPONSE_MODE: Pick<IWebhookDescription, 'responseMode' | typeof WEBHOOK_RESOLVERS> = {
 	responseMode: RESPONSE_MODE_TEMPLATE,

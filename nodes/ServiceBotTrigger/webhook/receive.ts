@@ -1,8 +1,8 @@
 /**
  * webhook(): one push from the service (or a copy another workflow of the bot forwarded). The secret is
  * checked first; nothing of the request is used before the sender is proven to be the service. Then
- * the shared delivery step decides. A push that starts a run is answered when the run has ended
- * (answer.ts), unless Confirm Delivery says when it starts.
+ * the shared delivery step decides. A push that starts a run is answered once its execution exists,
+ * or, with Confirm Delivery "When the Run Ends", once the run has ended (answer.ts).
  */
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
