@@ -189,9 +189,20 @@ const restartsAndKills: Scenario = {
 			if (fresh.length === 0 || results.length < 100) break;
 			lastId = String(Math.min(...fresh.map((execution: Json) => Number(execution.id))));
 		}
+		// An execution the list left out (n8n 1.x lists its newest 100 by another order than ids): asked for by its id.
+		for (const ids of (await echoes(emulator)).values()) {
+			for (const id of ids.filter((known) => !executions.some((execution) => execution.id === known))) {
+				const execution = (await n8n.request('GET', `/rest/executions/${id}`)) as Json;
+				const found = (execution?.data ?? execution) as Json;
+				if (found?.id !== undefined) executions.push({ id: String(found.id), status: String(found.status), startedAt: Date.parse(String(found.startedAt ?? found.createdAt)) });
+			}
+		}
 		const processOf = (id: string): string => {
 			const execution = executions.find((entry) => entry.id === id);
-			return lifetimes.find((lifetime) => execution !== undefined && execution.startedAt >= lifetime.from - 1000 && execution.startedAt <= lifetime.to + 1000)?.name ?? `unknown (execution ${id})`;
+			const placed = lifetimes.find((lifetime) => execution !== undefined && execution.startedAt >= lifetime.from - 1000 && execution.startedAt <= lifetime.to + 1000)?.name;
+			if (placed) return placed;
+			const seen = execution === undefined ? 'not listed' : `started ${Number.isNaN(execution.startedAt) ? 'at no time' : new Date(execution.startedAt).toISOString()}`;
+			return `unknown (execution ${id}, ${seen}; processes ${lifetimes.map((lifetime) => `${lifetime.name} ${new Date(lifetime.from).toISOString()}–${new Date(lifetime.to).toISOString()}`).join(', ')})`;
 		};
 		const echoed = await echoes(emulator);
 		const lost = all.filter((text) => !echoed.has(text));
