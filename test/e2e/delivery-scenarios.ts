@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { DEMO_CREDENTIAL_ID, DEMO_CREDENTIAL_NAME, demoCredential } from '../dev/demo';
+import { DEMO_CREDENTIAL_ID, demoCredential } from '../dev/demo';
 import type { ScenarioContext } from './lib/context';
 import type { EmulatorProcess, WebhookView } from '../real-n8n/emulator-process';
 import type { Json } from '../real-n8n/n8n';
@@ -92,16 +92,6 @@ function seconds(ms: number): string {
 async function deleteWebhook(emulator: EmulatorProcess): Promise<void> {
 	const response = await fetch(`${emulator.baseUrl}/bot${emulator.demo.token}/deleteWebhook`, { method: 'POST' });
 	assert.ok(response.ok, `deleteWebhook: ${response.status}`);
-}
-
-/** The demo credential created through the REST API; its id. */
-async function createCredential(n8n: N8n, emulator: EmulatorProcess): Promise<string> {
-	const credential = await n8n.request('POST', '/rest/credentials', {
-		name: DEMO_CREDENTIAL_NAME,
-		type: 'serviceBotApi',
-		data: { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl },
-	});
-	return String(credential.id);
 }
 
 /** An answering workflow created through the REST API, as the editor saves it (not published). */
@@ -254,7 +244,7 @@ const slowListener: Scenario = {
 		await n8n.setupOwner();
 		ctx.log(`n8n at ${n8n.baseUrl}, its webhook URL ${webhookBase} (a proxy in front of it)`);
 
-		const listeners = await publishThree(n8n, emulator, await createCredential(n8n, emulator), { maxConnections: 1 });
+		const listeners = await publishThree(n8n, emulator, await ctx.createCredential(n8n, emulator), { maxConnections: 1 });
 		const [receiver, , slow] = listeners;
 		const hook = await emulator.webhook();
 		assert.ok(hook?.url.startsWith(`${webhookBase}webhook/${receiver.webhookId}/webhook?`), `the service pushes to the receiver through the proxy: ${hook?.url}`);
@@ -336,7 +326,7 @@ const restartAfterFailedRemoval: Scenario = {
 		const n8n = await ctx.n8n();
 		await n8n.start();
 		await n8n.setupOwner();
-		const credentialId = await createCredential(n8n, emulator);
+		const credentialId = await ctx.createCredential(n8n, emulator);
 		const listeners = await publishThree(n8n, emulator, credentialId);
 		const [receiver, ...others] = listeners;
 		await emulator.userSends('warm-up');

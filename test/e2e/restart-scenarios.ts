@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto';
 import type { ScenarioContext } from './lib/context';
 import type { EmulatorProcess } from '../real-n8n/emulator-process';
 import type { Json, N8n } from '../real-n8n/n8n';
-import { DEMO_CREDENTIAL_NAME } from '../dev/demo';
 import { waitFor } from '../real-n8n/processes';
 import type { Scenario } from './lib/runner';
 import { inSequence, sendMessage, webhookTrigger } from './lib/workflow';
@@ -33,15 +32,6 @@ interface Lifetime {
 	name: string;
 	from: number;
 	to: number;
-}
-
-async function createCredential(n8n: N8n, emulator: EmulatorProcess): Promise<string> {
-	const credential = await n8n.request('POST', '/rest/credentials', {
-		name: DEMO_CREDENTIAL_NAME,
-		type: 'serviceBotApi',
-		data: { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl },
-	});
-	return String(credential.id);
 }
 
 /** Trigger (messages) → Send Message `echo <text> #<execution id>` back to the chat. */
@@ -113,7 +103,7 @@ const restartsAndKills: Scenario = {
 		let from = Date.now();
 		await n8n.start();
 		await n8n.setupOwner();
-		const credentialId = await createCredential(n8n, emulator);
+		const credentialId = await ctx.createCredential(n8n, emulator);
 		const created = await n8n.createWorkflow(echoWorkflow(credentialId));
 		const workflowId = String(created.id);
 		await n8n.activate(workflowId);
