@@ -159,11 +159,7 @@ export class Ledger<M extends LedgerMember> {
 	 * floor nothing counts: a hold below it counts as the floor (what it holds above is not known).
 	 */
 	need(member: M): number | undefined {
-		const entry = this.entries.get(member);
-		if (!entry) return undefined;
-		const floor = entry.floor ?? Number.NEGATIVE_INFINITY;
-		const atLeastFloor = (id: number | undefined): number | undefined => (id === undefined ? undefined : Math.max(id, floor));
-		return smallest([entry.queued.find((id) => id >= floor), entry.next, atLeastFloor(member.held), atLeastFloor(member.unconfirmed)]);
+		return this.firstKept(member, true);
 	}
 
 	/**
@@ -171,10 +167,15 @@ export class Ledger<M extends LedgerMember> {
 	 * confirmed yet, which n8n finishes as it stops (counted as run, as a clean stop acknowledges them).
 	 */
 	departingNeed(member: M): number | undefined {
+		return this.firstKept(member, false);
+	}
+
+	private firstKept(member: M, unconfirmedToo: boolean): number | undefined {
 		const entry = this.entries.get(member);
 		if (!entry) return undefined;
 		const floor = entry.floor ?? Number.NEGATIVE_INFINITY;
-		return smallest([entry.queued.find((id) => id >= floor), entry.next, member.held === undefined ? undefined : Math.max(member.held, floor)]);
+		const atLeastFloor = (id: number | undefined): number | undefined => (id === undefined ? undefined : Math.max(id, floor));
+		return smallest([entry.queued.find((id) => id >= floor), entry.next, atLeastFloor(member.held), unconfirmedToo ? atLeastFloor(member.unconfirmed) : undefined]);
 	}
 
 	/**

@@ -167,25 +167,21 @@ const restartsAndKills: Scenario = {
 
 		// Which process ran which execution: by when it started.
 		const executions: Array<{ id: string; status: string; startedAt: number }> = [];
-		// n8n 2.x pages with a cursor; n8n 1.x returns at most 100, newest first, and pages with a range (ids between firstId and lastId).
-		for (let cursor: string | undefined, lastId: string | undefined; ; ) {
-			const range = cursor ? `&cursor=${encodeURIComponent(cursor)}` : lastId ? `&firstId=0&lastId=${encodeURIComponent(lastId)}` : '';
-			const page = (await n8n.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=100${range}`)) as Json;
+		const echoed = await echoes(emulator);
+		// All executions, for the figures (n8n 2.x pages with a cursor; n8n 1.x lists its newest 100); an
+		// execution that sent a reply and is not among them is asked for by its id.
+		for (let cursor: string | undefined; ; ) {
+			const page = (await n8n.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as Json;
 			const results = (page?.results ?? page ?? []) as Json[];
-			const fresh = results.filter((execution: Json) => !executions.some((known) => known.id === String(execution.id)));
-			executions.push(...fresh.map((execution: Json) => ({ id: String(execution.id), status: String(execution.status), startedAt: Date.parse(String(execution.startedAt ?? execution.createdAt)) })));
+			executions.push(...results.map((execution: Json) => ({ id: String(execution.id), status: String(execution.status), startedAt: Date.parse(String(execution.startedAt ?? execution.createdAt)) })));
 			cursor = typeof page?.nextCursor === 'string' ? page.nextCursor : undefined;
-			if (cursor) continue;
-			if (fresh.length === 0 || results.length < 100) break;
-			lastId = String(Math.min(...fresh.map((execution: Json) => Number(execution.id))));
+			if (!cursor || results.length === 0) break;
 		}
-		// An execution the list left out (n8n 1.x lists its newest 100 by another order than ids): asked for by its id.
-		for (const ids of (await echoes(emulator)).values()) {
-			for (const id of ids.filter((known) => !executions.some((execution) => execution.id === known))) {
-				const execution = (await n8n.request('GET', `/rest/executions/${id}`)) as Json;
-				const found = (execution?.data ?? execution) as Json;
-				if (found?.id !== undefined) executions.push({ id: String(found.id), status: String(found.status), startedAt: Date.parse(String(found.startedAt ?? found.createdAt)) });
-			}
+		for (const id of new Set([...echoed.values()].flat())) {
+			if (executions.some((execution) => execution.id === id)) continue;
+			// n8n's own `data` envelope is unwrapped by request(); the execution's `data` is its run data.
+			const found = (await n8n.request('GET', `/rest/executions/${id}`)) as Json;
+			if (found?.id !== undefined) executions.push({ id: String(found.id), status: String(found.status), startedAt: Date.parse(String(found.startedAt ?? found.createdAt)) });
 		}
 		const processOf = (id: string): string => {
 			const execution = executions.find((entry) => entry.id === id);
@@ -194,7 +190,6 @@ const restartsAndKills: Scenario = {
 			const seen = execution === undefined ? 'not listed' : `started ${Number.isNaN(execution.startedAt) ? 'at no time' : new Date(execution.startedAt).toISOString()}`;
 			return `unknown (execution ${id}, ${seen}; processes ${lifetimes.map((lifetime) => `${lifetime.name} ${new Date(lifetime.from).toISOString()}–${new Date(lifetime.to).toISOString()}`).join(', ')})`;
 		};
-		const echoed = await echoes(emulator);
 		const lost = all.filter((text) => !echoed.has(text));
 		const twiceByOne: string[] = [];
 		const twiceAcross: string[] = [];

@@ -86,19 +86,12 @@ export class ScenarioContext {
 	 * The same demo content created through the REST API of a running n8n, as the editor saves it
 	 * (faster than two CLI commands, each of which boots n8n). n8n assigns new ids; returns them.
 	 */
-	/** The demo credential (the emulator's demo bot) created through the REST API; its id. */
-	async createCredential(n8n: N8n, emulator: EmulatorProcess): Promise<string> {
-		const credential = demoCredential({ baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId });
-		delete credential.id;
-		return String((await n8n.request('POST', '/rest/credentials', credential)).id);
-	}
-
 	async createDemo(n8n: N8n, emulator: EmulatorProcess): Promise<{ credentialId: string; workflowIds: Record<keyof typeof WORKFLOWS, string> }> {
 		const demo: DemoIds = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
-		const saved = { id: await this.createCredential(n8n, emulator) };
+		const credentialId = await this.createCredential(n8n, emulator);
 		const workflowIds = {} as Record<keyof typeof WORKFLOWS, string>;
 		for (const key of Object.keys(WORKFLOWS) as Array<keyof typeof WORKFLOWS>) {
-			const text = JSON.stringify(demoWorkflow(key, demo)).split(DEMO_CREDENTIAL_ID).join(String(saved.id));
+			const text = JSON.stringify(demoWorkflow(key, demo)).split(DEMO_CREDENTIAL_ID).join(credentialId);
 			const workflow = JSON.parse(text) as Record<string, unknown>;
 			delete workflow.id;
 			delete workflow.active;
@@ -106,6 +99,13 @@ export class ScenarioContext {
 			workflowIds[key] = String(created.id);
 		}
 		this.log(`created the credential and the example workflows through the REST API`);
-		return { credentialId: String(saved.id), workflowIds };
+		return { credentialId, workflowIds };
+	}
+
+	/** The demo credential (the emulator's demo bot) created through the REST API; its id. */
+	async createCredential(n8n: N8n, emulator: EmulatorProcess): Promise<string> {
+		const credential = demoCredential({ baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId });
+		delete credential.id;
+		return String((await n8n.request('POST', '/rest/credentials', credential)).id);
 	}
 }
