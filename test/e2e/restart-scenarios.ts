@@ -26,6 +26,13 @@ const WHILE_STOPPING = 10;
 const REPLY_DELAY_MS = 800;
 /** The bound (nodes/ServiceBotTrigger/webhook/answer.ts): a push still running this long is answered anyway. */
 const BOUND_MS = 7_000;
+/**
+ * Pushes at once. With the service's 40, a burst of 30 ran 30 executions at once and their pushes
+ * waited 3.4–4.1 s (p50) for their runs' ends on a loaded 2-core machine, close to the bound: a run
+ * that outlives the bound is the one loss the option allows, and CI saw one. Ten keep runs short
+ * and still leave several running at each signal.
+ */
+const MAX_CONNECTIONS = 10;
 
 /** The lifetime of one n8n process: from before its start to its exit. */
 interface Lifetime {
@@ -40,7 +47,7 @@ function echoWorkflow(credentialId: string): Json {
 		name: 'Echo across restarts',
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId: randomUUID(), typeVersion: 2, updates: ['message'], options: { confirmDelivery: 'afterRun' } }),
+			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId: randomUUID(), typeVersion: 2, updates: ['message'], options: { confirmDelivery: 'afterRun', maxConnections: MAX_CONNECTIONS } }),
 			sendMessage({ id: randomUUID(), name: 'Echo', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text: '=echo {{ $json.chatInput }} #{{ $execution.id }}' }),
 		],
 		connections: inSequence(TRIGGER_NAME, 'Echo'),
@@ -80,27 +87,72 @@ async function startAgain(ctx: ScenarioContext, n8n: N8n): Promise<void> {
 	await n8n.login();
 }
 
+/** Each text sent → the update the service made of it (to find its pushes when it goes missing). */
+const updateIdOf = new Map<string, number>();
+
 async function sendAll(emulator: EmulatorProcess, texts: string[], gapMs = 0): Promise<void> {
 	for (const text of texts) {
-		await emulator.userSends(text);
+		const update = await emulator.userSends(text);
+		if (typeof update.update_id === 'number') updateIdOf.set(text, update.update_id);
 		if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
 	}
 }
 
-async function untilEchoed(emulator: EmulatorProcess, texts: string[], count: number, limitMs: number): Promise<void> {
-	await waitFor(`${count} of ${texts.length} messages echoed`, async () => {
+/** Each text of `texts` not echoed, with every push of its update (sent→answered, what failed), in seconds from `since`. */
+async function missingReport(emulator: EmulatorProcess, texts: string[], since: number): Promise<string> {
+	const echoed = await echoes(emulator);
+	const pushes = await emulator.pushes();
+	const pending = new Set((await emulator.pendingUpdates()).map((update) => update.update_id));
+	const at = (ms: number): string => `${((ms - since) / 1000).toFixed(1)} s`;
+	const missing = texts.filter((text) => !echoed.has(text)).map((text) => {
+		const id = updateIdOf.get(text);
+		const attempts = pushes.filter((push) => push.updateId === id).map((push) => `${at(push.at)}→${at(push.answeredAt)} ${push.error ?? '2xx'}`);
+		return `${text} (update ${id}${pending.has(id) ? ', still held by the service' : ''}): ${attempts.join('; ') || 'never pushed'}`;
+	});
+	return `missing ${missing.length}:\n  ${missing.join('\n  ')}`;
+}
+
+/** Waits until `count` of `texts` are echoed; when it gives up, the error names the missing ones and their pushes. */
+async function untilEchoed(emulator: EmulatorProcess, texts: string[], count: number, limitMs: number, since = Date.now()): Promise<void> {
+	try {
+		await waitFor(`${count} of ${texts.length} messages echoed`, async () => {
+			const echoed = await echoes(emulator);
+			return texts.filter((text) => echoed.has(text)).length >= count;
+		}, { limitMs, intervalMs: 100 });
+	} catch (error) {
+		throw new Error(`${String(error).replace(/^Error: /, '')}; ${await missingReport(emulator, texts, since)}`);
+	}
+}
+
+/**
+ * Waits until every text is echoed, or the service holds none of them any more and no echo came for
+ * `quietMs` (what is missing then was lost: the assertions say which kind).
+ */
+async function untilSettled(emulator: EmulatorProcess, texts: string[], quietMs: number, limitMs: number): Promise<void> {
+	let lastCount = -1;
+	let lastChange = Date.now();
+	await waitFor(`every message echoed or the service holding none for ${quietMs / 1000} s`, async () => {
 		const echoed = await echoes(emulator);
-		return texts.filter((text) => echoed.has(text)).length >= count;
-	}, { limitMs, intervalMs: 100 });
+		const count = texts.filter((text) => echoed.has(text)).length;
+		if (count === texts.length) return true;
+		if (count !== lastCount) {
+			lastCount = count;
+			lastChange = Date.now();
+			return false;
+		}
+		return Date.now() - lastChange >= quietMs && (await emulator.pendingUpdates()).length === 0;
+	}, { limitMs, intervalMs: 200 });
 }
 
 const restartsAndKills: Scenario = {
-	name: 'webhook trigger across a SIGTERM and a SIGKILL in the middle of bursts: every message answered, none lost, none twice by one n8n process; a push still running at the 7 s bound is answered without an error in n8n\'s log',
+	name: 'webhook trigger across a SIGTERM and a SIGKILL in the middle of bursts: none lost but a run that outlived the 7 s bound, none twice by one n8n process; a push still running at the 7 s bound is answered without an error in n8n\'s log',
 	async run(ctx: ScenarioContext) {
 		const emulator = await ctx.emulator();
 		const n8n = await ctx.n8n();
 		const lifetimes: Lifetime[] = [];
 		let from = Date.now();
+		const t0 = from;
+		const sinceStart = (ms = Date.now()): string => `${((ms - t0) / 1000).toFixed(1)} s`;
 		await n8n.start();
 		await n8n.setupOwner();
 		const credentialId = await ctx.createCredential(n8n, emulator);
@@ -134,6 +186,7 @@ const restartsAndKills: Scenario = {
 		assert.ok(pid, 'n8n runs');
 		process.kill(-pid, 'SIGTERM');
 		const stoppedAt = Date.now();
+		ctx.log(`SIGTERM at ${sinceStart(stoppedAt)}`);
 		await sendAll(emulator, duringStop, 100);
 		// n8n 2.41.1 does not close its server when it shuts down: a new connection is still served.
 		const stillServing = await fetch(`${n8n.baseUrl}/healthz`).then((response) => response.status, (error: unknown) => `refused (${String(error)})`);
@@ -155,25 +208,34 @@ const restartsAndKills: Scenario = {
 		await n8n.kill();
 		lifetimes.push({ name: 'second', from, to: Date.now() });
 		await sendAll(emulator, whileDown);
-		ctx.log(`started again; SIGKILL with ${BURST} more messages sent and some echoed; ${WHILE_STOPPING} sent while n8n was down`);
+		ctx.log(`started again at ${sinceStart(from)}; SIGKILL at ${sinceStart(lifetimes[1].to)} with ${BURST} more messages sent and some echoed; ${WHILE_STOPPING} sent while n8n was down`);
 
 		from = Date.now();
 		await startAgain(ctx, n8n);
+		ctx.log(`started again at ${sinceStart(from)}, up at ${sinceStart()}`);
 		const all = [...first, ...duringStop, ...second, ...whileDown];
-		await untilEchoed(emulator, all, all.length, 240_000);
+		try {
+			await untilSettled(emulator, all, 15_000, 240_000);
+		} catch (error) {
+			// What the third n8n said, for a failure seen only in CI.
+			throw new Error(`${String(error).replace(/^Error: /, '')}; ${await missingReport(emulator, all, t0)}\npushes failed by reason: ${JSON.stringify((await emulator.chaos()).pushes.failed)}\nn8n's last lines:\n${n8n.serverOutput().split('\n').slice(-40).join('\n')}`);
+		}
 		await emulator.idle();
 		lifetimes.push({ name: 'third', from, to: Date.now() });
 		assert.deepEqual(await emulator.pendingUpdates(), [], 'the service holds nothing back');
 
-		// Which process ran which execution: by when it started.
-		const executions: Array<{ id: string; status: string; startedAt: number }> = [];
+		// Which process received each execution's update: by when the execution was created. Not by its
+		// start: n8n 2.41 runs, at its next start, an execution the killed process had created and not yet
+		// started (`EnqueuedExecutionRecoveryService`), while the service, never answered, sends that update
+		// again; both then start in the third process, but the first was the second process's.
+		const executions: Array<{ id: string; status: string; createdAt: number }> = [];
 		const echoed = await echoes(emulator);
 		// All executions, for the figures (n8n 2.x pages with a cursor; n8n 1.x lists its newest 100); an
 		// execution that sent a reply and is not among them is asked for by its id.
 		for (let cursor: string | undefined; ; ) {
 			const page = (await n8n.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as Json;
 			const results = (page?.results ?? page ?? []) as Json[];
-			executions.push(...results.map((execution: Json) => ({ id: String(execution.id), status: String(execution.status), startedAt: Date.parse(String(execution.startedAt ?? execution.createdAt)) })));
+			executions.push(...results.map((execution: Json) => ({ id: String(execution.id), status: String(execution.status), createdAt: Date.parse(String(execution.createdAt ?? execution.startedAt)) })));
 			cursor = typeof page?.nextCursor === 'string' ? page.nextCursor : undefined;
 			if (!cursor || results.length === 0) break;
 		}
@@ -181,32 +243,40 @@ const restartsAndKills: Scenario = {
 			if (executions.some((execution) => execution.id === id)) continue;
 			// n8n's own `data` envelope is unwrapped by request(); the execution's `data` is its run data.
 			const found = (await n8n.request('GET', `/rest/executions/${id}`)) as Json;
-			if (found?.id !== undefined) executions.push({ id: String(found.id), status: String(found.status), startedAt: Date.parse(String(found.startedAt ?? found.createdAt)) });
+			if (found?.id !== undefined) executions.push({ id: String(found.id), status: String(found.status), createdAt: Date.parse(String(found.createdAt ?? found.startedAt)) });
 		}
 		const processOf = (id: string): string => {
 			const execution = executions.find((entry) => entry.id === id);
-			const placed = lifetimes.find((lifetime) => execution !== undefined && execution.startedAt >= lifetime.from - 1000 && execution.startedAt <= lifetime.to + 1000)?.name;
+			const placed = lifetimes.find((lifetime) => execution !== undefined && execution.createdAt >= lifetime.from - 1000 && execution.createdAt <= lifetime.to + 1000)?.name;
 			if (placed) return placed;
-			const seen = execution === undefined ? 'not listed' : `started ${Number.isNaN(execution.startedAt) ? 'at no time' : new Date(execution.startedAt).toISOString()}`;
+			const seen = execution === undefined ? 'not listed' : `created ${Number.isNaN(execution.createdAt) ? 'at no time' : new Date(execution.createdAt).toISOString()}`;
 			return `unknown (execution ${id}, ${seen}; processes ${lifetimes.map((lifetime) => `${lifetime.name} ${new Date(lifetime.from).toISOString()}–${new Date(lifetime.to).toISOString()}`).join(', ')})`;
 		};
-		const lost = all.filter((text) => !echoed.has(text));
+		// A run that outlived the bound had its push answered before it ended: the one loss the option
+		// allows (answer.ts). Such a loss is named apart, so any other fails the scenario.
+		const pushes = await emulator.pushes();
+		const answeredAtBound = (text: string): boolean => pushes.some((push) => push.updateId === updateIdOf.get(text) && push.error === null && push.answeredAt - push.at >= BOUND_MS - 100);
+		const missing = all.filter((text) => !echoed.has(text));
+		const lostAfterBound = missing.filter(answeredAtBound);
+		const lost = missing.filter((text) => !answeredAtBound(text));
 		const twiceByOne: string[] = [];
 		const twiceAcross: string[] = [];
 		const unplaced: string[] = [];
 		for (const text of all) {
 			const byProcess = (echoed.get(text) ?? []).map(processOf);
-			// A reply whose execution n8n does not list, or that started outside every process's lifetime,
+			// A reply whose execution n8n does not list, or that was created outside every process's lifetime,
 			// cannot be told apart: counted as such, never as "two processes".
 			if (byProcess.some((name) => name.startsWith('unknown'))) unplaced.push(`${text}: ${byProcess.join(', ')}`);
 			if (new Set(byProcess).size !== byProcess.length) twiceByOne.push(`${text}: ${byProcess.join(', ')}`);
 			else if (byProcess.length > 1) twiceAcross.push(`${text}: ${byProcess.join(', ')}`);
 		}
 		const crashed = executions.filter((execution) => execution.status === 'crashed').length;
+		const held = pushes.filter((push) => push.error === null).map((push) => push.answeredAt - push.at).sort((a, b) => a - b);
+		ctx.log(`pushes failed by reason: ${JSON.stringify((await emulator.chaos()).pushes.failed)}; answered 2xx after p50 ${held[Math.floor(held.length / 2)]} ms, max ${held.at(-1)} ms, ${held.filter((ms) => ms >= BOUND_MS - 100).length} at the bound`);
 		ctx.log(
-			`${all.length} messages: ${lost.length} lost, ${twiceByOne.length} answered twice by one process, ${twiceAcross.length} answered by two processes (${twiceAcross.join('; ') || 'none'}); ${executions.length} executions, ${crashed} marked crashed`,
+			`${all.length} messages: ${lost.length} lost, ${lostAfterBound.length} lost after their push was answered at the bound (${lostAfterBound.join(', ') || 'none'}), ${twiceByOne.length} answered twice by one process, ${twiceAcross.length} answered by two processes (${twiceAcross.join('; ') || 'none'}); ${executions.length} executions, ${crashed} marked crashed`,
 		);
-		assert.deepEqual(lost, [], 'no message lost');
+		assert.deepEqual(lost, [], `no message lost (${lost.length ? await missingReport(emulator, lost, t0) : ''})`);
 		assert.deepEqual(twiceByOne, [], 'no message answered twice by one n8n process');
 		assert.deepEqual(unplaced, [], 'every reply was sent by an execution of a known n8n process');
 	},
