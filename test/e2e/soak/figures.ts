@@ -17,6 +17,13 @@ export interface Reply {
 	workflow: string;
 	text: string;
 	at: number;
+	/**
+	 * When n8n created the execution that sent it: the process that received the update. A reply is
+	 * placed by this when known, by `at` otherwise: n8n 2.41 runs, at its next start, an execution a
+	 * killed process had created and not started, while the update comes again (a webhook never
+	 * answered): both replies then come from the new process, but the first was the old one's.
+	 */
+	createdAt?: number;
 }
 
 /** One n8n process: spawned, ready, signalled (SIGTERM or SIGKILL) and gone; the last one runs to the end. */
@@ -123,7 +130,7 @@ export function computeFigures(sent: SentUpdate[], replies: Reply[], processes: 
 			firsts.push(got[0].at);
 			const seen = new Set<number>();
 			for (const reply of got) {
-				const index = processAt(processes, reply.at);
+				const index = processAt(processes, reply.createdAt ?? reply.at);
 				if (index < 0) figures.unattributed += 1;
 				if (reply === got[0]) {
 					seen.add(index);
