@@ -4,7 +4,8 @@
  * which name the credential and the field to fix, because n8n shows a publishing error as a bare
  * toast with no link to the credential.
  */
-import { NodeOperationError } from 'n8n-workflow';
+import type { IHookFunctions, INode, ITriggerFunctions } from 'n8n-workflow';
+import { NodeOperationError, WebhookPathTakenError } from 'n8n-workflow';
 
 import type { ServiceFailure } from './failure';
 import { failureOf } from './failure';
@@ -28,6 +29,8 @@ export const HOST_UNKNOWN = 'The host name of this address is unknown (ENOTFOUND
 export interface CredentialProblem {
 	readonly field: 'Access Token' | 'Base URL';
 	readonly advice: string;
+	/** The service answered (401, 404): every attempt gets the same answer until the credential is fixed. */
+	readonly answered: boolean;
 }
 
 /**
@@ -37,10 +40,10 @@ export interface CredentialProblem {
  */
 export function credentialProblemOf(failure: ServiceFailure | undefined): CredentialProblem | undefined {
 	if (!failure) return undefined;
-	if (failure.kind === 'refused' && failure.status === 401) return { field: 'Access Token', advice: TOKEN_REFUSED };
-	if ((failure.kind === 'refused' || failure.kind === 'malformed') && failure.status === 404) return { field: 'Base URL', advice: NOTHING_AT_BASE_URL };
-	if (failure.kind === 'network' && failure.code === 'ECONNREFUSED') return { field: 'Base URL', advice: NOTHING_LISTENS };
-	if (failure.kind === 'network' && (failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN')) return { field: 'Base URL', advice: HOST_UNKNOWN };
+	if (failure.kind === 'refused' && failure.status === 401) return { field: 'Access Token', advice: TOKEN_REFUSED, answered: true };
+	if ((failure.kind === 'refused' || failure.kind === 'malformed') && failure.status === 404) return { field: 'Base URL', advice: NOTHING_AT_BASE_URL, answered: true };
+	if (failure.kind === 'network' && failure.code === 'ECONNREFUSED') return { field: 'Base URL', advice: NOTHING_LISTENS, answered: false };
+	if (failure.kind === 'network' && (failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN')) return { field: 'Base URL', advice: HOST_UNKNOWN, answered: false };
 	return undefined;
 }
 
@@ -50,21 +53,55 @@ function credentialName(ctx: ServiceBotContext): string {
 	return name ? `"${name}"` : '';
 }
 
-/** The error of a credential problem: the credential by name, the field, the credential test's words. */
-export function credentialError(ctx: ServiceBotContext, problem: CredentialProblem): NodeOperationError {
+/** The message and description of a credential problem: the credential by name, the field, the credential test's words. */
+function credentialWords(ctx: ServiceBotContext, problem: Pick<CredentialProblem, 'field' | 'advice'>): { message: string; description: string } {
 	const name = credentialName(ctx);
-	return new NodeOperationError(
-		ctx.getNode(),
-		`Service Bot API credential ${name ? `${name} ` : ''}(${problem.field}): ${problem.advice}`,
-		{ description: `Open the credential ${name || 'of this node'}, fix its ${problem.field} and test it, then publish again.` },
-	);
+	return {
+		message: `Service Bot API credential ${name ? `${name} ` : ''}(${problem.field}): ${problem.advice}`,
+		description: `Open the credential ${name || 'of this node'}, fix its ${problem.field} and test it, then publish again.`,
+	};
+}
+
+/** The error of a credential problem: the credential by name, the field, the credential test's words. */
+export function credentialError(ctx: ServiceBotContext, problem: Pick<CredentialProblem, 'field' | 'advice'>): NodeOperationError {
+	const { message, description } = credentialWords(ctx, problem);
+	return new NodeOperationError(ctx.getNode(), message, { description });
 }
 
 /**
- * `error` as a credential problem when it is one (made by `credentialError`), else as it is. For the
- * first call of a publication, where such a failure can only be the credential's.
+ * A publication the service refused for the credential (a 401 or a 404), as an error n8n does not
+ * try again. n8n 2.41 activates a published trigger up to 5 times, 1, 2, 4 and 8 s apart (15 s in
+ * which the editor shows "Publishing…"), for every error but a WebhookPathTakenError, the one it takes
+ * as final (`retryTriggerActivation` and `isTransientActivationError` in
+ * n8n/dist/workflows/triggers/trigger-activation-retry.js; the same for webhook and polling triggers).
+ * The service answers the same until the credential is fixed, so the error is of that class, with its
+ * own words: n8n reads only its class to decide, and shows its message. n8n 1.x retries nothing when a
+ * person publishes. It serves the webhook trigger's checkExists only: n8n wraps whatever a trigger()
+ * node throws at activation in an error of its own (n8n-core active-workflow-triggers.js) and tries
+ * that again, so the polling trigger's refusal comes after n8n's 5 attempts, whatever it throws.
  */
-export function asCredentialError(ctx: ServiceBotContext, error: unknown): unknown {
+class CredentialRefusedError extends WebhookPathTakenError {
+	constructor(node: INode, message: string, description: string) {
+		super(node.name);
+		this.message = message;
+		this.description = description;
+		this.node = node;
+	}
+}
+
+/**
+ * `error` as a credential problem when it is one, else as it is. For the first call of a publication,
+ * where such a failure can only be the credential's. While a person publishes (n8n's activation modes
+ * 'activate' and 'update'), one the service answered (401, 404) is final (CredentialRefusedError): the
+ * editor says it at once. Anything else is left to n8n's retries (`credentialError`): nothing answered
+ * (a refused connection, an unknown host: the service may be starting), or n8n activates at its start
+ * or after a change of leader, when nobody waits and a later attempt may find the credential fixed.
+ */
+export function asCredentialError(ctx: IHookFunctions | ITriggerFunctions, error: unknown): unknown {
 	const problem = credentialProblemOf(failureOf(error));
-	return problem ? credentialError(ctx, problem) : error;
+	if (!problem) return error;
+	const mode = ctx.getActivationMode();
+	if (!problem.answered || (mode !== 'activate' && mode !== 'update')) return credentialError(ctx, problem);
+	const { message, description } = credentialWords(ctx, problem);
+	return new CredentialRefusedError(ctx.getNode(), message, description);
 }
