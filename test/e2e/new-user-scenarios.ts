@@ -76,14 +76,18 @@ const photoTrueSize: Scenario = {
 		await n8n.activate(workflowId);
 		await waitFor('the trigger to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
 
+		// Telegram's sizes of a photo, smallest first: one fitting each of 90, 320 and 800 pixels that its
+		// longest side exceeds, then the photo itself. A fixed `photo[2]` is 800×500 for the first, nothing for the second.
+		const photos: Array<{ width: number; height: number; sizes: string[] }> = [
+			{ width: 1600, height: 1000, sizes: ['90x56', '320x200', '800x500', '1600x1000'] },
+			{ width: 60, height: 40, sizes: ['60x40'] },
+		];
 		const answers: string[] = [];
-		for (const [width, height] of [
-			[1600, 1000],
-			[60, 40],
-		]) {
+		for (const { width, height, sizes } of photos) {
 			const photo = png(width, height);
 			const before = botMessages(await emulator.history()).length;
-			await emulator.userSendsFile('photo', photo);
+			const update = (await emulator.userSendsFile('photo', photo)) as { message?: { photo?: Array<{ width: number; height: number }> } };
+			assert.deepEqual(update.message?.photo?.map((size) => `${size.width}x${size.height}`), sizes, `the ${width}×${height} photo's sizes as the trigger receives them`);
 			const answer = await waitFor(`the answer to a ${width}×${height} photo`, async () => botMessages(await emulator.history())[before], { limitMs: 60_000 });
 			assert.equal(answer.text, `${width}x${height}, ${photo.length} bytes`, `the reply states the ${width}×${height} photo's own pixels and bytes`);
 			answers.push(String(answer.text));
@@ -99,12 +103,6 @@ const photoTrueSize: Scenario = {
 	},
 };
 
-/**
- * Publishing as the editor does (`POST /rest/workflows/<id>/activate`) a workflow whose credential holds
- * a token the service does not know: n8n answers 400 with the trigger's activation error, which names
- * the credential and its field in the credential test's own words, and the workflow stays unpublished.
- * Both triggers; timed from the request to n8n's answer.
- */
 /**
  * Publishes as the editor does and waits for n8n's verdict: n8n 1.x activates before it answers, and
  * answers a failed activation 400 with the error's message; n8n 2.41 answers at once and activates
@@ -133,6 +131,12 @@ async function publishRefusal(n8n: N8n, workflowId: string, versionId: string, t
 	return { message: String(trigger.errorMessage), elapsed, where: `publication-status ${String(status.status)}, the trigger failed` };
 }
 
+/**
+ * Publishing as the editor does a workflow whose credential holds a token the service does not know,
+ * with each trigger: the refusal names the credential and its field in the credential test's own words,
+ * without the token. Timed from the request to n8n's verdict; the requests the service got count the
+ * attempts.
+ */
 const wrongTokenRefused: Scenario = {
 	name: 'publishing with a wrong token is refused naming the credential in the words of its test: the webhook trigger within 5 s, the polling trigger after n8n 2.41\'s own retries',
 	async run(ctx) {
