@@ -21,7 +21,7 @@ const NOTHING_LISTENS = 'Nothing listens at this address';
  * (n8n/dist/workflows/triggers/trigger-activation-retry.js) makes 5 attempts, 1, 2, 4 and 8 s apart,
  * for every error but a WebhookPathTakenError (`isTransientActivationError`), for both kinds of trigger.
  */
-const n8nRetries = (error: Error): boolean => !(error instanceof WebhookPathTakenError);
+export const n8nRetries = (error: Error): boolean => !(error instanceof WebhookPathTakenError);
 
 export type TriggerKind = 'webhook' | 'polling';
 

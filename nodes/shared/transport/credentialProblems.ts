@@ -4,11 +4,12 @@
  * which name the credential and the field to fix, because n8n shows a publishing error as a bare
  * toast with no link to the credential.
  */
-import type { IHookFunctions, INode, ITriggerFunctions } from 'n8n-workflow';
-import { NodeOperationError, WebhookPathTakenError } from 'n8n-workflow';
+import type { IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { ServiceFailure } from './failure';
 import { failureOf } from './failure';
+import { publicationRefusal } from './publicationRefusal';
 import { CREDENTIAL_TYPE } from './token';
 import type { ServiceBotContext } from './types';
 
@@ -69,39 +70,16 @@ export function credentialError(ctx: ServiceBotContext, problem: Pick<Credential
 }
 
 /**
- * A publication the service refused for the credential (a 401 or a 404), as an error n8n does not
- * try again. n8n 2.41 activates a published trigger up to 5 times, 1, 2, 4 and 8 s apart (15 s in
- * which the editor shows "Publishing…"), for every error but a WebhookPathTakenError, the one it takes
- * as final (`retryTriggerActivation` and `isTransientActivationError` in
- * n8n/dist/workflows/triggers/trigger-activation-retry.js; the same for webhook and polling triggers).
- * The service answers the same until the credential is fixed, so the error is of that class, with its
- * own words: n8n reads only its class to decide, and shows its message. n8n 1.x retries nothing when a
- * person publishes. It serves the webhook trigger's checkExists only: n8n wraps whatever a trigger()
- * node throws at activation in an error of its own (n8n-core active-workflow-triggers.js) and tries
- * that again, so the polling trigger's refusal comes after n8n's 5 attempts, whatever it throws.
- */
-class CredentialRefusedError extends WebhookPathTakenError {
-	constructor(node: INode, message: string, description: string) {
-		super(node.name);
-		this.message = message;
-		this.description = description;
-		this.node = node;
-	}
-}
-
-/**
  * `error` as a credential problem when it is one, else as it is. For the first call of a publication,
- * where such a failure can only be the credential's. While a person publishes (n8n's activation modes
- * 'activate' and 'update'), one the service answered (401, 404) is final (CredentialRefusedError): the
- * editor says it at once. Anything else is left to n8n's retries (`credentialError`): nothing answered
- * (a refused connection, an unknown host: the service may be starting), or n8n activates at its start
- * or after a change of leader, when nobody waits and a later attempt may find the credential fixed.
+ * where such a failure can only be the credential's. One the service answered (401, 404) gets the same
+ * answer until the credential is fixed: it refuses the publication (publicationRefusal.ts: at once while
+ * a person publishes). One where nothing answered (a refused connection, an unknown host) is left to
+ * n8n's retries: the service may be starting.
  */
 export function asCredentialError(ctx: IHookFunctions | ITriggerFunctions, error: unknown): unknown {
 	const problem = credentialProblemOf(failureOf(error));
 	if (!problem) return error;
-	const mode = ctx.getActivationMode();
-	if (!problem.answered || (mode !== 'activate' && mode !== 'update')) return credentialError(ctx, problem);
+	if (!problem.answered) return credentialError(ctx, problem);
 	const { message, description } = credentialWords(ctx, problem);
-	return new CredentialRefusedError(ctx.getNode(), message, description);
+	return publicationRefusal(ctx, message, description);
 }
