@@ -138,7 +138,7 @@ async function publishRefusal(n8n: N8n, workflowId: string, versionId: string, t
  * attempts.
  */
 const wrongTokenRefused: Scenario = {
-	name: 'publishing with a wrong token is refused naming the credential in the words of its test: the webhook trigger within 5 s, the polling trigger after n8n 2.41\'s own retries',
+	name: 'publishing with a wrong token is refused naming the credential in the words of its test: the webhook trigger within 5 s, the polling trigger after n8n 2.41\'s own retries; a webhook trigger on a polled bot is refused within 5 s too',
 	async run(ctx) {
 		const emulator = await ctx.emulator();
 		const n8n = await ctx.n8n();
@@ -199,6 +199,32 @@ const wrongTokenRefused: Scenario = {
 		}
 		assert.equal(await emulator.webhook(), null, 'nothing was registered');
 		ctx.log(`refused, naming "${credentialName}" (Access Token) in the credential test's words: ${measured.join(', ')}`);
+
+		// A conflict that holds until a person acts, refused as quickly: a webhook trigger on a bot that a
+		// published workflow polls.
+		const demoCredentialId = await ctx.createCredential(n8n, emulator);
+		const poller = await n8n.createWorkflow({
+			name: 'Support bot',
+			settings: { executionOrder: 'v1' },
+			nodes: [pollingTrigger({ id: randomUUID(), name: 'Service Bot Polling Trigger', position: [0, 0], credentialId: demoCredentialId, typeVersion: 2 }), reply(demoCredentialId, 'Echo', 250, '={{ $json.text }}')],
+			connections: inSequence('Service Bot Polling Trigger', 'Echo'),
+		});
+		await n8n.activate(String(poller.id));
+		await waitFor('the published workflow to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
+		const webhookNode = webhookTrigger({ id: randomUUID(), name: 'Service Bot Trigger', position: [0, 0], credentialId: demoCredentialId, webhookId: randomUUID(), updates: ['message'], typeVersion: 2 });
+		const second = await n8n.createWorkflow({
+			name: 'Commands',
+			settings: { executionOrder: 'v1' },
+			nodes: [webhookNode, reply(demoCredentialId, 'Echo', 250, '={{ $json.text }}')],
+			connections: inSequence('Service Bot Trigger', 'Echo'),
+		});
+		const secondSaved = await n8n.request('GET', `/rest/workflows/${String(second.id)}`);
+		const conflict = await publishRefusal(n8n, String(second.id), secondSaved.versionId, String(webhookNode.id));
+		assert.ok(conflict.message.includes('"Support bot" polls this bot'), `the refusal names the workflow that polls: ${conflict.message}`);
+		assert.ok(conflict.elapsed < 5000, `a webhook trigger on a polled bot: refused within 5 s of the request (took ${conflict.elapsed} ms)`);
+		assert.equal((await emulator.calls('setWebhook')).length, 0, 'no webhook was set');
+		assert.equal(await emulator.webhook(), null, 'the bot is still polled');
+		ctx.log(`a webhook trigger on a polled bot: refused after ${conflict.elapsed} ms (${conflict.where}): ${conflict.message}`);
 	},
 };
 
