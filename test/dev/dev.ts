@@ -132,7 +132,7 @@ async function main(): Promise<void> {
 	for (const folder of [userFolder, logDir, packDir]) rmSync(folder, { recursive: true, force: true });
 
 	const tarball = await pack(packDir);
-	await installPackage(tarball, userFolder);
+	await installPackage(tarball, userFolder, install);
 	say(`installed ${tarball.split('/').pop()} into ${userFolder}/.n8n/nodes (as n8n installs community packages)`);
 
 	const emulator = await EmulatorProcess.start({ port: emulatorPort, logFile: join(logDir, 'emulator.log') });

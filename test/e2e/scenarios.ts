@@ -10,6 +10,7 @@ import { ACTION_SCENARIOS, UPLOAD_SCENARIOS } from './action-scenarios';
 import { AI_SCENARIOS, NOTHING_MAPPED_AI_SCENARIOS, STREAMING_AI_SCENARIOS } from './ai-scenarios';
 import { CHAT_SCENARIOS } from './chat-scenarios';
 import { DELIVERY_SCENARIOS } from './delivery-scenarios';
+import { NEW_USER_SCENARIOS } from './new-user-scenarios';
 import { RESTART_SCENARIOS } from './restart-scenarios';
 import { ANSWER_SCENARIOS, NOTHING_MAPPED_ANSWER_SCENARIOS } from './answer-scenarios';
 import { launchBrowser, openNode, signIn, untilLoaded } from './lib/browser';
@@ -399,4 +400,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS, ...UPLOAD_SCENARIOS, ...UPGRADE_SCENARIOS, ...DELIVERY_SCENARIOS, ...NOTHING_MAPPED_ANSWER_SCENARIOS, ...NOTHING_MAPPED_AI_SCENARIOS, ...STREAMING_AI_SCENARIOS, ...RESTART_SCENARIOS];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS, ...UPLOAD_SCENARIOS, ...UPGRADE_SCENARIOS, ...DELIVERY_SCENARIOS, ...NOTHING_MAPPED_ANSWER_SCENARIOS, ...NOTHING_MAPPED_AI_SCENARIOS, ...STREAMING_AI_SCENARIOS, ...RESTART_SCENARIOS, ...NEW_USER_SCENARIOS];

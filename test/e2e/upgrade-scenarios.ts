@@ -144,7 +144,7 @@ const upgradeFromPrevious: Scenario = {
 
 		// n8n with the previous release, in a user folder that stays for the upgrade.
 		const userFolder = join(ctx.dir, 'n8n-1', 'user');
-		await installPackage(previous, userFolder);
+		await installPackage(previous, userFolder, ctx.install);
 		const n8n = new N8n({ install: ctx.install, userFolder, logDir: join(ctx.dir, 'n8n-1', 'logs'), ...(await N8n.ports()) });
 		ctx.defer(() => n8n.stop());
 		await n8n.start();
@@ -185,7 +185,7 @@ const upgradeFromPrevious: Scenario = {
 
 		// The upgrade: this package in place of 0.1.0, n8n started again; nothing published or saved again.
 		const setWebhooksBefore = (await emulator.calls('setWebhook')).length;
-		await installPackage(ctx.tarball, userFolder);
+		await installPackage(ctx.tarball, userFolder, ctx.install);
 		const current = installedVersion(userFolder);
 		assert.notEqual(current, PREVIOUS.version);
 		await n8n.start();

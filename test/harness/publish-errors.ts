@@ -2,6 +2,8 @@
  * Publishing a trigger with a credential the service refuses, or a base URL where it is not: shared by
  * the webhook trigger's and the polling trigger's tests (each node's publishErrors test).
  */
+import { WebhookPathTakenError } from 'n8n-workflow';
+
 import type { Emulator } from '../emulator';
 import { ServiceBotPollingTrigger } from '../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
 import { credentialsFor, useEmulator } from './emulator-suite';
@@ -13,6 +15,13 @@ const CREDENTIAL = 'Service Bot account';
 const TOKEN_REFUSED = 'The service rejected the access token (401)';
 const NOTHING_HERE = 'Nothing answered at this address (404)';
 const NOTHING_LISTENS = 'Nothing listens at this address';
+
+/**
+ * Whether n8n 2.41 tries the activation again after this error: `retryTriggerActivation`
+ * (n8n/dist/workflows/triggers/trigger-activation-retry.js) makes 5 attempts, 1, 2, 4 and 8 s apart,
+ * for every error but a WebhookPathTakenError (`isTransientActivationError`), for both kinds of trigger.
+ */
+export const n8nRetries = (error: Error): boolean => !(error instanceof WebhookPathTakenError);
 
 export type TriggerKind = 'webhook' | 'polling';
 
@@ -49,6 +58,34 @@ export function describePublishingWithBadCredential(kind: TriggerKind): void {
 			expect(emu.calls.length).toBeLessThanOrEqual(2);
 		});
 
+		// n8n wraps what a trigger() node throws at activation ("There was a problem activating the
+		// workflow", n8n-core active-workflow-triggers.js) and tries it again whatever it was: only the
+		// webhook trigger's checkExists can refuse a publication at once.
+		if (kind === 'webhook') {
+			test('a refused token fails the publication at once: an error n8n does not try again (15 s of retries otherwise)', async () => {
+				const error = await publishingError(emu, kind, { accessToken: '7000000999:not-a-valid-token-at-all', baseUrl: emu.baseUrl });
+				expect(error.message).toContain(TOKEN_REFUSED);
+				expect(n8nRetries(error)).toBe(false);
+			});
+
+			test("at n8n's start a refused token is an error n8n tries again (nobody waits; the credential may be fixed meanwhile)", async () => {
+				const harness = await makeHarness(emu, { credentials: { accessToken: '7000000999:not-a-valid-token-at-all', baseUrl: emu.baseUrl } });
+				const error = await harness.activateAtStart().then(
+					() => new Error('publishing succeeded'),
+					(thrown: unknown) => thrown as Error,
+				);
+				expect(error.message).toContain(TOKEN_REFUSED);
+				expect(n8nRetries(error)).toBe(true);
+			});
+
+			test('a base URL where the service is not (404) fails the publication at once: an error n8n does not try again', async () => {
+				const { accessToken } = credentialsFor(emu);
+				const error = await publishingError(emu, kind, { accessToken, baseUrl: `${emu.baseUrl}/bot${accessToken}` });
+				expect(error.message).toContain(NOTHING_HERE);
+				expect(n8nRetries(error)).toBe(false);
+			});
+		}
+
 		test('a base URL ending in /bot<token> names the credential and Base URL, after at most two requests', async () => {
 			const { accessToken } = credentialsFor(emu);
 			const error = await publishingError(emu, kind, { accessToken, baseUrl: `${emu.baseUrl}/bot${accessToken}` });
@@ -66,6 +103,8 @@ export function describePublishingWithBadCredential(kind: TriggerKind): void {
 			expect(error.message).toContain('(Base URL)');
 			expect(error.message).toContain(NOTHING_LISTENS);
 			expect(error.message).not.toContain(accessToken);
+			// Nothing answered: the service may be starting, and n8n's own retries may find it.
+			expect(n8nRetries(error)).toBe(true);
 		});
 	});
 }

@@ -5,6 +5,8 @@
  * photo is a JPEG whose sizes the service makes, and the other kinds keep the name and type the app
  * sent. Small, distinct bytes: a test compares them whole.
  */
+import { crc32, deflateSync } from 'node:zlib';
+
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Emulator } from '../emulator';
@@ -23,6 +25,31 @@ export function jpeg(width: number, height: number, fill = 7, length = 600): Buf
 	frame.writeUInt16BE(width, 7);
 	frame[9] = 3;
 	return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, frame, Buffer.alloc(length, fill), Buffer.from([0xff, 0xd9])]);
+}
+
+/**
+ * A real PNG (8-bit RGB, a diagonal gradient, deflated) of `width` × `height`: a photo whose bytes any
+ * image reader decodes, its size stated in its IHDR header as the PNG format defines.
+ */
+export function png(width: number, height: number): Buffer {
+	const chunk = (type: string, data: Buffer): Buffer => {
+		const length = Buffer.alloc(4);
+		length.writeUInt32BE(data.length);
+		const crc = Buffer.alloc(4);
+		crc.writeUInt32BE(crc32(Buffer.concat([Buffer.from(type, 'latin1'), data])));
+		return Buffer.concat([length, Buffer.from(type, 'latin1'), data, crc]);
+	};
+	const header = Buffer.alloc(13);
+	header.writeUInt32BE(width, 0);
+	header.writeUInt32BE(height, 4);
+	header.set([8, 2, 0, 0, 0], 8); // bit depth 8, colour type 2 (RGB), deflate, filter 0, no interlace
+	const rows = Buffer.alloc(height * (1 + width * 3));
+	for (let y = 0; y < height; y += 1) {
+		const row = y * (1 + width * 3); // each row: filter byte 0 ("none"), then its pixels
+		for (let x = 0; x < width; x += 1) rows.set([(x * 255) / width, (y * 255) / height, ((x + y) * 127) / (width + height)], row + 1 + x * 3);
+	}
+	const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+	return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
 }
 
 export interface SampleFile {

@@ -3,7 +3,7 @@
  * n8n installs a community package.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -88,9 +88,14 @@ export async function pack(dir: string): Promise<string> {
  * installer does (CommunityPackagesService.downloadPackage): extract into
  * `node_modules/<package>`, drop dev, peer and optional dependencies from its package.json, then
  * `npm install --ignore-scripts` inside it, and record it in the folder's package.json.
+ * Its peer dependencies (n8n-workflow) are `install`'s own copies, linked into the folder: n8n gives a
+ * community package its own copies through NODE_PATH (load-nodes-and-credentials.js), but a user folder
+ * inside this repository (test/output) would first find the repository's copy by Node's walk up the
+ * folders, as ~/.n8n never does. With two copies, n8n's `instanceof` checks fail on the package's
+ * errors (e.g. n8n 2.41 retrying an activation the package refused as final).
  * Returns the package's folder.
  */
-export async function installPackage(tarball: string, userFolder: string): Promise<string> {
+export async function installPackage(tarball: string, userFolder: string, install: N8nInstall): Promise<string> {
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	const target = join(nodesDir, 'node_modules', PACKAGE_NAME);
 	const unpacked = join(nodesDir, '.unpack');
@@ -103,6 +108,13 @@ export async function installPackage(tarball: string, userFolder: string): Promi
 
 	const manifestPath = join(target, 'package.json');
 	const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
+	for (const peer of Object.keys((manifest.peerDependencies ?? {}) as Record<string, string>)) {
+		const own = join(install.cache, 'node_modules', peer);
+		if (!existsSync(own)) throw new Error(`n8n in ${install.cache} has no ${peer}, a peer dependency of the package`);
+		const link = join(nodesDir, 'node_modules', peer);
+		rmSync(link, { recursive: true, force: true });
+		symlinkSync(own, link, 'dir');
+	}
 	delete manifest.devDependencies;
 	delete manifest.peerDependencies;
 	delete manifest.optionalDependencies;

@@ -23,6 +23,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { RetryPolicy } from '../../shared/transport/client';
 import { apiRequest, pause } from '../../shared/transport/client';
 import { asCredentialError } from '../../shared/transport/credentialProblems';
+import { publicationRefusal } from '../../shared/transport/publicationRefusal';
 import { failureOf, messageOf } from '../../shared/transport/failure';
 import type { Run } from '../../shared/trigger/identity';
 import { botKeyOf, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
@@ -180,7 +181,8 @@ async function planRegistration(ctx: IHookFunctions): Promise<Registration> {
 	const token = await requireToken(ctx);
 	const url = registeredUrl(ctx);
 	const problem = webhookUrlProblem(url, await serviceBaseUrl(ctx));
-	if (problem) throw new NodeOperationError(ctx.getNode(), problem);
+	// n8n's own webhook URL is wrong for the service: it stays so until n8n's settings change.
+	if (problem) throw publicationRefusal(ctx, problem);
 	const run = runOf(ctx);
 	const secret = deriveSecret(token, identityOf(ctx), run);
 	const body: IDataObject = { url, secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] };
@@ -283,13 +285,13 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 
 export async function create(this: IHookFunctions): Promise<boolean> {
 	const plan = await planRegistration(this);
-	const node = this.getNode();
 	const record: RegistrationRecord = { url: plan.url, tag: plan.tag, run: plan.run };
 	record.sharedSecretDigest = secretDigest(sharedSecret(plan.token, webhookIdOf(plan.self) ?? '', plan.run));
 	const pollers = holdersOf(plan.token, 'polling');
 	if (pollers.length > 0) {
-		throw new NodeOperationError(
-			node,
+		// Holds until a person unpublishes the pollers: refused at once (publicationRefusal.ts).
+		throw publicationRefusal(
+			this,
 			`The published ${describeWorkflows(pollers)} ${pollers.length > 1 ? 'poll' : 'polls'} this bot (Service Bot Polling Trigger), and a bot that is polled cannot have a webhook. Unpublish ${pollers.length > 1 ? 'them' : 'it'} first, or use the same trigger in every workflow of this bot (both kinds serve several workflows, each kind alone)`,
 		);
 	}
@@ -416,8 +418,8 @@ async function join(ctx: IHookFunctions, plan: Registration, record: Registratio
 	if (listeners === undefined) {
 		const shown = displayUrl(current, plan.token);
 		if (!plan.options.takeOver) {
-			throw new NodeOperationError(
-				node,
+			throw publicationRefusal(
+				ctx,
 				`The bot's webhook belongs to someone else: it delivers to ${shown}. Workflows of this n8n share a bot, another n8n or system cannot: deactivate the workflow or system that owns it, or turn on "Take Over Existing Webhook" in this trigger (the other receiver then stops getting updates)`,
 			);
 		}
@@ -433,8 +435,8 @@ async function join(ctx: IHookFunctions, plan: Registration, record: Registratio
 	for (let write = 1; ; write++) {
 		const others = listeners.filter((listener) => listener.path !== plan.self.path);
 		if (others.length >= MAX_LISTENERS) {
-			throw new NodeOperationError(
-				node,
+			throw publicationRefusal(
+				ctx,
 				`${others.length} workflows already listen to this bot, the most one bot can serve here (every update is sent once to each). Unpublish one, or stop its test, then publish this workflow again`,
 			);
 		}

@@ -4,10 +4,12 @@
  * which name the credential and the field to fix, because n8n shows a publishing error as a bare
  * toast with no link to the credential.
  */
+import type { IHookFunctions, ITriggerFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ServiceFailure } from './failure';
 import { failureOf } from './failure';
+import { publicationRefusal } from './publicationRefusal';
 import { CREDENTIAL_TYPE } from './token';
 import type { ServiceBotContext } from './types';
 
@@ -28,6 +30,8 @@ export const HOST_UNKNOWN = 'The host name of this address is unknown (ENOTFOUND
 export interface CredentialProblem {
 	readonly field: 'Access Token' | 'Base URL';
 	readonly advice: string;
+	/** The service answered (401, 404): every attempt gets the same answer until the credential is fixed. */
+	readonly answered: boolean;
 }
 
 /**
@@ -37,10 +41,10 @@ export interface CredentialProblem {
  */
 export function credentialProblemOf(failure: ServiceFailure | undefined): CredentialProblem | undefined {
 	if (!failure) return undefined;
-	if (failure.kind === 'refused' && failure.status === 401) return { field: 'Access Token', advice: TOKEN_REFUSED };
-	if ((failure.kind === 'refused' || failure.kind === 'malformed') && failure.status === 404) return { field: 'Base URL', advice: NOTHING_AT_BASE_URL };
-	if (failure.kind === 'network' && failure.code === 'ECONNREFUSED') return { field: 'Base URL', advice: NOTHING_LISTENS };
-	if (failure.kind === 'network' && (failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN')) return { field: 'Base URL', advice: HOST_UNKNOWN };
+	if (failure.kind === 'refused' && failure.status === 401) return { field: 'Access Token', advice: TOKEN_REFUSED, answered: true };
+	if ((failure.kind === 'refused' || failure.kind === 'malformed') && failure.status === 404) return { field: 'Base URL', advice: NOTHING_AT_BASE_URL, answered: true };
+	if (failure.kind === 'network' && failure.code === 'ECONNREFUSED') return { field: 'Base URL', advice: NOTHING_LISTENS, answered: false };
+	if (failure.kind === 'network' && (failure.code === 'ENOTFOUND' || failure.code === 'EAI_AGAIN')) return { field: 'Base URL', advice: HOST_UNKNOWN, answered: false };
 	return undefined;
 }
 
@@ -50,21 +54,32 @@ function credentialName(ctx: ServiceBotContext): string {
 	return name ? `"${name}"` : '';
 }
 
-/** The error of a credential problem: the credential by name, the field, the credential test's words. */
-export function credentialError(ctx: ServiceBotContext, problem: CredentialProblem): NodeOperationError {
+/** The message and description of a credential problem: the credential by name, the field, the credential test's words. */
+function credentialWords(ctx: ServiceBotContext, problem: Pick<CredentialProblem, 'field' | 'advice'>): { message: string; description: string } {
 	const name = credentialName(ctx);
-	return new NodeOperationError(
-		ctx.getNode(),
-		`Service Bot API credential ${name ? `${name} ` : ''}(${problem.field}): ${problem.advice}`,
-		{ description: `Open the credential ${name || 'of this node'}, fix its ${problem.field} and test it, then publish again.` },
-	);
+	return {
+		message: `Service Bot API credential ${name ? `${name} ` : ''}(${problem.field}): ${problem.advice}`,
+		description: `Open the credential ${name || 'of this node'}, fix its ${problem.field} and test it, then publish again.`,
+	};
+}
+
+/** The error of a credential problem: the credential by name, the field, the credential test's words. */
+export function credentialError(ctx: ServiceBotContext, problem: Pick<CredentialProblem, 'field' | 'advice'>): NodeOperationError {
+	const { message, description } = credentialWords(ctx, problem);
+	return new NodeOperationError(ctx.getNode(), message, { description });
 }
 
 /**
- * `error` as a credential problem when it is one (made by `credentialError`), else as it is. For the
- * first call of a publication, where such a failure can only be the credential's.
+ * `error` as a credential problem when it is one, else as it is. For the first call of a publication,
+ * where such a failure can only be the credential's. One the service answered (401, 404) gets the same
+ * answer until the credential is fixed: it refuses the publication (publicationRefusal.ts: at once while
+ * a person publishes). One where nothing answered (a refused connection, an unknown host) is left to
+ * n8n's retries: the service may be starting.
  */
-export function asCredentialError(ctx: ServiceBotContext, error: unknown): unknown {
+export function asCredentialError(ctx: IHookFunctions | ITriggerFunctions, error: unknown): unknown {
 	const problem = credentialProblemOf(failureOf(error));
-	return problem ? credentialError(ctx, problem) : error;
+	if (!problem) return error;
+	if (!problem.answered) return credentialError(ctx, problem);
+	const { message, description } = credentialWords(ctx, problem);
+	return publicationRefusal(ctx, message, description);
 }

@@ -58,7 +58,7 @@ export class ScenarioContext {
 		this.instances += 1;
 		const name = `n8n-${this.instances}${options.name ? `-${options.name}` : ''}`;
 		const userFolder = join(this.dir, name, 'user');
-		await installPackage(this.tarball, userFolder);
+		await installPackage(this.tarball, userFolder, this.install);
 		for (const folder of this.extraPackages) installFolderPackage(folder, userFolder);
 		const n8n = new N8n({ install: this.install, userFolder, logDir: join(this.dir, name, 'logs'), ...(await N8n.ports()), ...options });
 		this.defer(() => n8n.stop());

@@ -129,7 +129,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		args: ['--webhook-retry-max-ms', '4000'],
 	});
 	const userFolder = join(options.dir, 'user');
-	await installPackage(options.tarball, userFolder);
+	await installPackage(options.tarball, userFolder, options.install);
 	const n8n = new N8n({ install: options.install, userFolder, logDir: join(options.dir, 'logs'), ...(await N8n.ports()) });
 	const processes: ProcessWindow[] = [];
 	try {
