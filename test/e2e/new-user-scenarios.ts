@@ -192,8 +192,8 @@ const wrongTokenRefused: Scenario = {
 				assert.equal(calls.length, 5, `${label}: n8n's 5 attempts, one request each: ${JSON.stringify(calls)}`);
 			} else {
 				// One attempt (n8n 2.41 tries nothing again after the webhook trigger's refusal; n8n 1.x never does).
+				// The attempts prove it, not the clock (the time is logged: 0.3–1.9 s measured, n8n's retries ~16 s).
 				assert.ok(calls.length <= 2, `${label}: one attempt: ${JSON.stringify(calls)}`);
-				assert.ok(elapsed < 5000, `${label}: refused within 5 s of the request (took ${elapsed} ms)`);
 			}
 			measured.push(`${label} ${elapsed} ms`);
 		}
@@ -221,7 +221,9 @@ const wrongTokenRefused: Scenario = {
 		const secondSaved = await n8n.request('GET', `/rest/workflows/${String(second.id)}`);
 		const conflict = await publishRefusal(n8n, String(second.id), secondSaved.versionId, String(webhookNode.id));
 		assert.ok(conflict.message.includes('"Support bot" polls this bot'), `the refusal names the workflow that polls: ${conflict.message}`);
-		assert.ok(conflict.elapsed < 5000, `a webhook trigger on a polled bot: refused within 5 s of the request (took ${conflict.elapsed} ms)`);
+		// No service call tells the attempts apart here, so the time does, with room for a loaded machine:
+		// n8n's retries come 1, 2, 4 and 8 s apart (≥ 15 s to the verdict); one attempt measured 0.4–1.3 s.
+		assert.ok(conflict.elapsed < 10_000, `a webhook trigger on a polled bot: refused at its first attempt, not after n8n's retries (took ${conflict.elapsed} ms)`);
 		assert.equal((await emulator.calls('setWebhook')).length, 0, 'no webhook was set');
 		assert.equal(await emulator.webhook(), null, 'the bot is still polled');
 		ctx.log(`a webhook trigger on a polled bot: refused after ${conflict.elapsed} ms (${conflict.where}): ${conflict.message}`);
