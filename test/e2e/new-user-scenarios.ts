@@ -138,7 +138,7 @@ async function publishRefusal(n8n: N8n, workflowId: string, versionId: string, t
  * attempts.
  */
 const wrongTokenRefused: Scenario = {
-	name: 'publishing with a wrong token is refused naming the credential in the words of its test: the webhook trigger within 5 s, the polling trigger after n8n 2.41\'s own retries; a webhook trigger on a polled bot is refused within 5 s too',
+	name: 'publishing with a wrong token is refused naming the credential in the words of its test: the webhook trigger at its first attempt, the polling trigger after n8n 2.41\'s own retries; a webhook trigger on a polled bot is refused at its first attempt too',
 	async run(ctx) {
 		const emulator = await ctx.emulator();
 		const n8n = await ctx.n8n();
