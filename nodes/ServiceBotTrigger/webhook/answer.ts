@@ -17,7 +17,13 @@
  * `finalizeExecution`; in queue mode the process that holds the push ends it once the worker's job
  * finished). The trigger puts its own `write`, `flush` and `end` on that object: the chunks go
  * nowhere (Stream AI Answers, pushStream.ts, is the option that shows them), and `end` is the run's
- * end. The other response modes that answer at the end cost more: "last node" makes a queue-mode main
+ * end. webhook() returns `noWebhookResponse` beside the items (receive.ts): n8n still hands the
+ * response to the execution, and its request handler is done as webhook() returns. Without it, in
+ * streaming mode n8n's handler never gets a reply (2.41.1 `webhook-helpers.js` ~664-667 set
+ * `didSendResponse`; every later reply waits for its absence), so `live-webhooks.js` ~141 never
+ * resolves and its `finally` (~153) never releases the expression isolate it took for the push
+ * (`@n8n/expression-runtime`: pool of 1, a new isolate per push, disposed only on release): one
+ * leaked per push, in regular and queue mode. The other response modes that answer at the end cost more: "last node" makes a queue-mode main
  * or webhook process read each execution back from the database before it answers (2.41.1
  * `workflow-runner.js` `needsFullExecutionData`; measured: its pool timed out, "503 Database is not
  * ready!", and queue scenario 7 stalled), and n8n 1.x cancels every "response node" execution when it
@@ -28,9 +34,12 @@
  * - **The run ended** (failed or not: sent again, a failed run would fail again): 200, held until the
  *   bot's other workflows on this n8n answered their copies of the update (webhook/forward.ts; each
  *   answers when its own run ended), so the service is told only once every workflow has run it.
- * - **No run was made**: n8n answers a push whose execution it could not create itself, 5xx; that
- *   goes to the service as it is, so it sends the update again (the duplicate window forgets it:
- *   receive.ts).
+ * - **No run was made**: n8n could not create the execution (its database failed before the
+ *   execution existed, 2.41.1 `workflow-runner.js` ~282/~288). Its request handler was done when
+ *   webhook() returned, so nobody answers but the bound (200), and that update is lost; where n8n
+ *   makes an execution and fails it (a credential check, a failed enqueue) it ends the response
+ *   (200), as for any failed run. A 5xx n8n does send (before webhook() returns) goes to the
+ *   service as it is, so it sends the update again (the duplicate window forgets it: receive.ts).
  * - **The bound**: the service waits about 10 s for an answer, then sends the update again (with one
  *   connection it holds every later update back meanwhile). A push not answered
  *   `ANSWER_TIMING.boundMs` after it arrived is answered 200: its execution exists (or is being made).
