@@ -6,9 +6,13 @@
  * (e2e scenario 31, a SIGTERM and a SIGKILL during bursts: 0 of 80 lost; answered when the run
  * starts, the same run loses messages). Not the default: in queue mode, pushes held for their runs
  * stalled queue scenario 7 (three workflows on one bot, 40 connections) with "503 Database is not
- * ready!" from the webhook processes, in this mode and in "last node", where "When the Run Starts"
- * passed it on the same machine (300 updates in 70 s); and with one connection the service waits for
- * each run before it sends the next update (the soak's steady 2 updates/s queued: p50 12.5 s).
+ * ready!" from the webhook processes. Most of it was n8n never releasing each push's expression
+ * isolate (below): the webhook processes grew to 3.3 and 2.8 GB in 3 minutes, 853 push attempts for
+ * 300 updates. Released, on a machine as loaded (load 10-16): 338 attempts, 0.5-1.1 GB, yet 44 of
+ * 480 answers missing after 10 minutes, its pools timing out (webhook process and workers); the
+ * default, run right after at load 13-19, had 600 attempts and 16 missing: on a machine that busy
+ * both modes lose; a quiet run of this mode is still to be made. And with one connection the service
+ * waits for each run before it sends the next update (the soak's steady 2 updates/s queued: p50 12.5 s).
  *
  * How the trigger learns that the run ended: the webhook's response mode is n8n's "streaming"
  * (`RESPONSE_MODE` in options.ts). n8n then answers nothing itself, hands the execution the push's
@@ -23,10 +27,11 @@
  * `didSendResponse`; every later reply waits for its absence), so `live-webhooks.js` ~141 never
  * resolves and its `finally` (~153) never releases the expression isolate it took for the push
  * (`@n8n/expression-runtime`: pool of 1, a new isolate per push, disposed only on release): one
- * leaked per push, in regular and queue mode. The other response modes that answer at the end cost more: "last node" makes a queue-mode main
- * or webhook process read each execution back from the database before it answers (2.41.1
- * `workflow-runner.js` `needsFullExecutionData`; measured: its pool timed out, "503 Database is not
- * ready!", and queue scenario 7 stalled), and n8n 1.x cancels every "response node" execution when it
+ * leaked per push, in regular and queue mode. The other response modes that answer at the end cost
+ * more: "last node" holds that isolate until the run's end and makes a queue-mode main or webhook
+ * process read each execution back from the database before it answers (2.41.1 `workflow-runner.js`
+ * `needsFullExecutionData`; measured: its pool timed out, "503 Database is not ready!", and queue
+ * scenario 7 stalled), and n8n 1.x cancels every "response node" execution when it
  * shuts down (1.123.81 `active-executions.js` `shutdown`). The price of "streaming": an AI Agent with
  * Enable Streaming (its default) takes n8n's streaming path, with the same output.
  *
