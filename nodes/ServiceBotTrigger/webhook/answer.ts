@@ -14,8 +14,8 @@
  * both modes lose. Released and with `DB_POSTGRESDB_POOL_SIZE=10` in every process (n8n's default
  * is 2) at load 14-15: passed, 300 updates in 93.9 s, 300 attempts, no error in any process (with
  * the leak, 10 had stalled like 2); the default right after, the same way: 86.5 s. And with one
- * connection the service
- * waits for each run before it sends the next update (the soak's steady 2 updates/s queued: p50 12.5 s).
+ * connection the service waits for each run before it sends the next update (the soak's steady
+ * 2 updates/s queued: p50 12.5 s).
  *
  * How the trigger learns that the run ended: the webhook's response mode is n8n's "streaming"
  * (`RESPONSE_MODE` in options.ts). n8n then answers nothing itself, hands the execution the push's
