@@ -207,6 +207,12 @@ export interface TriggerHarness {
 	activateAtStart(): Promise<boolean>;
 	/** Runs `node.webhook()` in a fresh WebhookContext with a fake express req/res. */
 	receive(request: WebhookRequest): Promise<WebhookReceipt>;
+	/**
+	 * How many production deliveries hold a scope of the workflow's expressions (an isolate of n8n's VM
+	 * engine) now: n8n releases it once its request handler got the reply, which in response mode
+	 * 'streaming' never comes unless webhook() said `noWebhookResponse` (receive()).
+	 */
+	deliveryScopesHeld(): number;
 	/** n8n's production activation of a trigger() node; throws what trigger() throws. */
 	startTrigger(options?: StartTriggerOptions): Promise<RunningTrigger>;
 	/** The editor's "Listen for test event" on a trigger() node. */
@@ -354,7 +360,10 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		return trigger;
 	}
 
+	let deliveryScopes = 0;
+
 	const harness: TriggerHarness = {
+		deliveryScopesHeld: () => deliveryScopes,
 		webhookUrl,
 		testWebhookUrl,
 		staticData: store,
@@ -421,7 +430,17 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			additionalData.httpRequest = req as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
 			additionalData.httpResponse = res as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
 			// n8n opens the scope before it reads the webhook's path, and closes it once it has the reply.
-			const release = await openScope(workflow);
+			const openedScope = await openScope(workflow);
+			deliveryScopes += 1;
+			let scopeOpen = true;
+			const release = async (): Promise<void> => {
+				if (!scopeOpen) return;
+				scopeOpen = false;
+				deliveryScopes -= 1;
+				await openedScope();
+			};
+			/** Whether n8n's request handler ever gets the reply, and so ever releases the scope. */
+			let replyHandedOver = true;
 			let receipt: WebhookReceipt;
 			let startsExecution = false;
 			try {
@@ -443,16 +462,26 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					: workflow.expression.getSimpleParameterValue(startNode, webhookDescription().responseMode, isTest ? 'manual' : 'webhook', {}, undefined, 'onReceived');
 				const result = await options.nodeType.webhook!.call(context);
 				startsExecution = result.workflowData !== undefined;
-				if (result.noWebhookResponse === true) {
+				const streaming = responseMode === 'streaming' && result.workflowData !== undefined;
+				if (result.noWebhookResponse === true && (!streaming || res.headersSent)) {
 					// Sent by the node inside webhook(), serialized then (FakeResponse, as express).
 					receipt = { status: res.statusCode, workflowData: result.workflowData, responseBody: res.body };
-				} else if (responseMode === 'streaming' && result.workflowData !== undefined) {
+				} else if (streaming) {
 					// n8n answers nothing itself: it hands the response to the execution, writes its chunks on it
-					// and ends it once the execution has ended (active-executions.js finalizeExecution). When it
-					// cannot create the execution, its request handler answers 500 on it.
+					// and ends it once the execution has ended (active-executions.js finalizeExecution), whether
+					// webhook() said noWebhookResponse or not. n8n 2.41.1's request handler gets a reply only when
+					// webhook() said noWebhookResponse (webhook-helpers.js ~591, then at once); in streaming mode no
+					// later path hands one over (~664-667 set didSendResponse, every later reply waits for
+					// !didSendResponse), so live-webhooks.js ~141 never resolves and its `finally` (~153) never
+					// releases the expression scope, unless n8n fails to create the execution (~830: the promise
+					// rejects, the handler answers 500). With noWebhookResponse the handler has returned by then
+					// and nobody answers a failed start: the node's own bound does.
 					res.onSent = undefined;
+					replyHandedOver = result.noWebhookResponse === true || request.startFails === true;
+					// The reply (noWebhookResponse) was handed over as webhook() returned, before the run.
+					if (result.noWebhookResponse === true) await release();
 					if (request.startFails === true) {
-						res.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
+						if (result.noWebhookResponse !== true) res.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
 					} else if (!res.headersSent) {
 						// The node answers when the run ends (Confirm Delivery): the run ends as the test says, at once by default.
 						void (request.runEnds ?? Promise.resolve('succeeded')).then(() => res.end());
@@ -498,7 +527,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 			try {
 				if (isTest) receipt = { ...receipt, responseBody: sent(receipt.responseBody) };
 			} finally {
-				await release();
+				if (replyHandedOver || isTest) await release();
 			}
 			return isTest ? receipt : { ...receipt, responseBody: sent(receipt.responseBody) };
 		},

@@ -150,7 +150,11 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		forgetUnlessStarted(this, windowKey, delivery.updateId);
 		if (settings.showTyping) showTyping(this, delivery.update, ran);
 		const item = hasFilesToDownload([delivery.update], settings) ? await withFiles(this, [delivery.update], delivery.item, settings) : { json: delivery.item };
-		return { workflowData: routed(delivery.update, item, settings) };
+		// noWebhookResponse: n8n still hands this response to the execution and ends it at the run's end,
+		// and its request handler is done at once. Without it, in streaming mode the handler never gets a
+		// reply and never releases the expression isolate it took for this push (answer.ts: one leaked
+		// per push, the webhook processes' memory grew by GBs in minutes and their database pings failed).
+		return { workflowData: routed(delivery.update, item, settings), noWebhookResponse: true };
 	}
 	// When the run starts: the service is answered only once the other workflows of the bot took their copies.
 	await forwarding;

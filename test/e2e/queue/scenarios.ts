@@ -894,11 +894,15 @@ const threeWorkflowsOneBot: Scenario = {
 		const credentialId = await createCredential(cluster.main, emulator);
 		const chats = await createChats(emulator, 20);
 		const firstTen = chats.slice(0, 10).map((chat) => chat.chatId).join(',');
+		// SERVICE_BOT_E2E_CONFIRM_DELIVERY=afterRun runs the scenario with Confirm Delivery "When the Run Ends" (a measurement, README "Sizing").
+		const confirmDelivery = process.env.SERVICE_BOT_E2E_CONFIRM_DELIVERY;
+		const confirm = confirmDelivery ? { confirmDelivery } : {};
 		const workflows = [
-			labelledListener(credentialId, 'A', { updates: ['message'], options: { chatIds: firstTen } }, 1),
-			labelledListener(credentialId, 'B', { updates: ['callback_query'] }, 2),
-			labelledListener(credentialId, 'C', { updates: ['*'] }, 3),
+			labelledListener(credentialId, 'A', { updates: ['message'], options: { chatIds: firstTen, ...confirm } }, 1),
+			labelledListener(credentialId, 'B', { updates: ['callback_query'], options: confirm }, 2),
+			labelledListener(credentialId, 'C', { updates: ['*'], options: confirm }, 3),
 		];
+		if (confirmDelivery) ctx.log(`Confirm Delivery: ${confirmDelivery} (SERVICE_BOT_E2E_CONFIRM_DELIVERY)`);
 		const ids: string[] = [];
 		for (const workflow of workflows) {
 			const id = await createWorkflow(cluster.main, workflow);

@@ -109,14 +109,28 @@ describe('When the Run Ends', () => {
 		expect(emu.chatActions().length).toBe(atTheEnd);
 	});
 
-	test('n8n could not create the execution: its 500 goes to the service, and the update runs when the service sends it again', async () => {
+	test('n8n gets its reply as webhook() returns, so it releases the push\'s expression scope (an isolate) while the push is held for its run', async () => {
+		const { harness, secret } = await published(AFTER_RUN);
+		const run = heldRun();
+		const delivery = harness.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(760, emu.demo.privateChatId, emu.demo.userId), runEnds: run.ends });
+		await moment();
+		expect(harness.deliveryScopesHeld()).toBe(0);
+		run.end('succeeded');
+		expect((await delivery).status).toBe(200);
+		expect(harness.deliveryScopesHeld()).toBe(0);
+	});
+
+	test('n8n could not create the execution: its request handler was done when webhook() returned, so the bound answers 200 and the update is not run again in this process', async () => {
+		jest.replaceProperty(ANSWER_TIMING, 'boundMs', 200);
 		const { harness, secret } = await published(AFTER_RUN);
 		const update = messageUpdate(730, emu.demo.privateChatId, emu.demo.userId);
+		const arrived = Date.now();
 		const failed = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: update, startFails: true });
-		expect(failed.status).toBe(500);
+		expect(failed).toMatchObject({ status: 200, responseBody: { message: 'Workflow was started' } });
+		expect(Date.now() - arrived).toBeGreaterThanOrEqual(190);
 		const again = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: update });
 		expect(again.status).toBe(200);
-		expect(again.workflowData?.[0][0].json).toEqual(update);
+		expect(again.workflowData).toBeUndefined();
 	});
 });
 
