@@ -68,6 +68,10 @@ export class QueueTarget implements SoakTarget {
 		return killOnce ? 5 : 3;
 	}
 
+	killsMidBurst(k: number, killOnce: boolean): boolean {
+		return queueRestart(k, killOnce).by === 'SIGKILL';
+	}
+
 	async restart(k: number, killOnce: boolean, runStartedAt: number): Promise<RestartRecord> {
 		const cluster = this.started();
 		const { role, worker, by } = queueRestart(k, killOnce);

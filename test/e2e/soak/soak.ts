@@ -239,17 +239,23 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		const restartCount = options.restartEvery > 0 ? Math.max(target.minimumRestarts(options.killOnce), Math.floor(nominalSeconds / options.restartEvery)) : 0;
 		// The updates go out in restartCount + 1 equal parts at `rate`; a part sent before its restart came waits for
 		// that restart's signal, so every restart has updates on their way around it however long restarts take.
+		// A kill the target wants mid-burst (queue mode) instead gets its part at once, then the kill 1.5 s later,
+		// so that it hits executions running and queued.
 		const signalled: Array<() => void> = [];
 		const signals = Array.from({ length: restartCount }, () => new Promise<void>((resolve) => signalled.push(resolve)));
+		const partDone: Array<() => void> = [];
+		const partsDone = Array.from({ length: restartCount + 1 }, () => new Promise<void>((resolve) => partDone.push(resolve)));
 		const sending = (async () => {
 			let next = Date.now();
 			for (let part = 0; part <= restartCount; part++) {
 				const size = Math.floor(((part + 1) * remaining) / (restartCount + 1)) - Math.floor((part * remaining) / (restartCount + 1));
+				const atOnce = part > 0 && target.killsMidBurst(part, options.killOnce);
 				for (let i = 0; i < size; i++) {
-					if (next > Date.now()) await sleep(next - Date.now());
+					if (!atOnce && next > Date.now()) await sleep(next - Date.now());
 					next = Math.max(next, Date.now() - 1000) + 1000 / options.rate;
 					await send();
 				}
+				partDone[part]();
 				if (part < restartCount) await signals[part];
 			}
 		})();
@@ -258,6 +264,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			const at = Math.max(steadyStart + k * options.restartEvery * 1000, Math.max(...processes.map((p) => p.readyAt)) + 10_000);
 			if (at > Date.now()) await sleep(at - Date.now());
 			signalled[k - 1]();
+			if (target.killsMidBurst(k, options.killOnce)) {
+				await partsDone[k];
+				await sleep(1500);
+			}
 			const record = await target.restart(k, options.killOnce, started);
 			restarts.push(record);
 			log(`${record.by} to ${record.role} at ${(record.atSecond - (steadyStart - started) / 1000).toFixed(0)} s of the steady part: exited after ${record.exitSeconds.toFixed(1)} s, ready again ${record.downSeconds.toFixed(1)} s after the signal`);

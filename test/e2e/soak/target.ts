@@ -35,6 +35,8 @@ export interface SoakTarget {
 	serviceBaseUrl(serviceUrl: string): string;
 	/** Restarts at the least in a run: every kind of restart once. */
 	minimumRestarts(killOnce: boolean): number;
+	/** Whether restart `k` is a kill that comes right after a burst of updates (its part sent at once) rather than in the steady flow. */
+	killsMidBurst(k: number, killOnce: boolean): boolean;
 	/** Restart number `k` (from 1): signals one process, waits until it is gone and until its next one is ready. */
 	restart(k: number, killOnce: boolean, runStartedAt: number): Promise<RestartRecord>;
 	/** For each of the service's sendMessage calls (all of them, in its order), the index of the process that made it, if known. */
@@ -121,6 +123,11 @@ export class RegularTarget implements SoakTarget {
 
 	minimumRestarts(killOnce: boolean): number {
 		return killOnce ? 2 : 1;
+	}
+
+	/** The regular-mode soak (measured since issue 39) kills in the steady flow. */
+	killsMidBurst(): boolean {
+		return false;
 	}
 
 	async restart(k: number, killOnce: boolean, runStartedAt: number): Promise<RestartRecord> {
