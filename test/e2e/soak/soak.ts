@@ -239,8 +239,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		const restartCount = options.restartEvery > 0 ? Math.max(target.minimumRestarts(options.killOnce), Math.floor(nominalSeconds / options.restartEvery)) : 0;
 		// The updates go out in restartCount + 1 equal parts at `rate`; a part sent before its restart came waits for
 		// that restart's signal, so every restart has updates on their way around it however long restarts take.
-		// A kill the target wants mid-burst (queue mode) instead gets its part at once, then the kill 1.5 s later,
-		// so that it hits executions running and queued.
+		// A kill the target wants mid-burst (queue mode) instead gets its part at once, and comes once a quarter
+		// of that part's replies arrived (at most 20 s later), so that it hits executions running and queued.
 		const signalled: Array<() => void> = [];
 		const signals = Array.from({ length: restartCount }, () => new Promise<void>((resolve) => signalled.push(resolve)));
 		const partDone: Array<() => void> = [];
@@ -265,8 +265,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			if (at > Date.now()) await sleep(at - Date.now());
 			signalled[k - 1]();
 			if (target.killsMidBurst(k, options.killOnce)) {
+				const before = sent.length;
 				await partsDone[k];
-				await sleep(1500);
+				const part = new Set(sent.slice(before).map((u) => u.text));
+				const quarter = Math.ceil((part.size * WORKFLOWS.length) / 4);
+				const until = Date.now() + 20_000;
+				while (pairsAnswered(await replies(), part) < quarter && Date.now() < until) await sleep(100);
 			}
 			const record = await target.restart(k, options.killOnce, started);
 			restarts.push(record);
