@@ -2,8 +2,9 @@
  * The soak in queue mode: the queue e2e suite's cluster (../queue/cluster.ts: Postgres and Redis on free
  * ports, a main, two workers, one webhook process, the load balancer), restarted one process at a time,
  * in turn the main, a worker, the webhook process; with --kill-once a worker and the webhook process are
- * SIGKILLed once each. Which process sent a reply is known from the call itself: every process reaches
- * the service through its own forward proxy (../queue/outbound.ts).
+ * SIGKILLed once each. "Twice within one process" is counted against the process that received the update
+ * and holds the duplicate window (the webhook process, or the main for the polling trigger), not the worker
+ * that ran it: a push sent again to a restarted webhook process may well run on the same worker again.
  */
 import { join } from 'node:path';
 
@@ -37,7 +38,13 @@ export class QueueTarget implements SoakTarget {
 	private readonly ctx: ScenarioContext;
 	private cluster?: QueueCluster;
 
-	constructor(dir: string, install: N8nInstall, tarball: string) {
+	/** `receiver`: the process that takes the bot's updates (`webhook-1` for pushes, `main` for the polling trigger). */
+	constructor(
+		dir: string,
+		install: N8nInstall,
+		tarball: string,
+		private readonly receiver: 'webhook-1' | 'main',
+	) {
 		this.ctx = new ScenarioContext(install, tarball, dir, join(dir, 'screenshots'));
 	}
 
@@ -86,24 +93,16 @@ export class QueueTarget implements SoakTarget {
 	}
 
 	/**
-	 * The process of each call: the k-th call with a text at the service is the k-th call with that text
-	 * its proxies forwarded (the proxies record every call, answered or refused), made by the process named
-	 * there; its lifetime is the one that ran when the call reached the proxy.
+	 * For each reply, the lifetime of the receiving process that started last before it arrived: the one that
+	 * took the update (an execution it enqueued runs on a worker soon after; the receiver's restarts take
+	 * seconds). Which worker made each call is in the records (`serviceCalls`, from each process's proxy).
 	 */
 	senders(calls: RecordedCall[]): Array<number | undefined> {
-		const forwarded = new Map<string, Array<{ process: string; at: number }>>();
-		for (const call of this.started().serviceCalls?.of('sendMessage') ?? []) {
-			const text = String(call.body.text ?? '');
-			forwarded.set(text, [...(forwarded.get(text) ?? []), { process: call.process, at: call.at }]);
-		}
-		const seen = new Map<string, number>();
 		return calls.map((call) => {
-			const text = String(call.body.text ?? '');
-			const k = seen.get(text) ?? 0;
-			seen.set(text, k + 1);
-			const through = forwarded.get(text)?.[k];
-			if (!through) return -1;
-			return this.processes.findIndex((p) => p.role === through.process && through.at >= p.startedAt && through.at <= (p.exitedAt ?? Number.POSITIVE_INFINITY));
+			const at = Number(call.at);
+			let index = -1;
+			for (const [i, p] of this.processes.entries()) if (p.role === this.receiver && p.startedAt <= at) index = i;
+			return index;
 		});
 	}
 

@@ -145,7 +145,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		retryBaseMs: 250,
 		args: ['--webhook-retry-max-ms', '4000'],
 	});
-	const target: SoakTarget = options.mode === 'queue' ? new QueueTarget(options.dir, options.install, options.tarball) : new RegularTarget(options.dir, options.install, options.tarball);
+	const target: SoakTarget = options.mode === 'queue' ? new QueueTarget(options.dir, options.install, options.tarball, options.trigger === 'webhook' ? 'webhook-1' : 'main') : new RegularTarget(options.dir, options.install, options.tarball);
 	const { processes } = target;
 	try {
 		// The chats the users write from: the demo private chat and more, one user each.
