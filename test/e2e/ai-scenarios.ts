@@ -14,6 +14,7 @@ import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, VOICE_EXAMPLE, aiExampleWorkfl
 import { SAMPLES, jpeg } from '../harness/sample-files';
 import { NOTE_TEXT, TOOL_DONE_ANSWER, pictureAnswer, startChatModel, textOf, type ChatModelOptions } from '../real-n8n/chat-model';
 import type { ScenarioContext } from './lib/context';
+import { askAndCheckStreamedAnswer, describeStreamedAnswer, streamingAgentWorkflow } from './lib/streamed-answer';
 import type { StoredMessage } from '../real-n8n/emulator-process';
 import { hasEnded, type Json } from '../real-n8n/n8n';
 import type { Scenario } from './lib/runner';
@@ -256,95 +257,19 @@ const streamedAnswer: Scenario = {
 	name: 'Stream AI Answers: a 20 s answer of the AI Agent appears in the chat at its first words and grows in place (one 429 waited out), ending exactly as the unstreamed answer',
 	async run(ctx: ScenarioContext) {
 		const { emulator, model, n8n, credentialId, modelCredentialId } = await withChatModel(ctx, { pace: { tokens: 800, tokensPerSecond: 40 } });
+		const referenceChatId = emulator.demo.groupChatId;
 		const agentVersion = n8n.options.install.major >= 2 ? 3.1 : 3;
-		const reference = emulator.demo.groupChatId;
-		const workflow: Json = {
-			name: 'Streamed answers',
-			settings: { executionOrder: 'v1' },
-			nodes: [
-				{
-					id: 'st-trigger',
-					name: 'Service Bot Trigger',
-					type: 'n8n-nodes-service-bot.serviceBotTrigger',
-					typeVersion: 2,
-					position: [0, 0],
-					parameters: { updates: ['message'], options: { streamAnswers: true, showTyping: true } },
-					credentials: { serviceBotApi: { id: credentialId, name: 'Service Bot (emulator)' } },
-					webhookId: 'a4d0c6e2-5b1f-4c3e-8d7a-9f0e1b2c3d41',
-				},
-				{ id: 'st-agent', name: 'AI Agent', type: '@n8n/n8n-nodes-langchain.agent', typeVersion: agentVersion, position: [240, 0], parameters: { promptType: 'define', text: '={{ $json.chatInput }}', options: {} } },
-				{
-					id: 'st-model',
-					name: 'OpenAI Chat Model',
-					type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
-					typeVersion: 1.2,
-					position: [240, 200],
-					parameters: { model: { __rl: true, mode: 'list', value: 'gpt-4o-mini' }, options: {} },
-					credentials: { openAiApi: { id: modelCredentialId, name: 'Chat model (local stand-in)' } },
-				},
-				{
-					id: 'st-reference',
-					name: 'Reference',
-					type: 'n8n-nodes-service-bot.serviceBot',
-					typeVersion: 3,
-					position: [480, 0],
-					parameters: {
-						resource: 'message',
-						operation: 'sendMessage',
-						chatId: { __rl: true, mode: 'id', value: reference },
-						text: '={{ $json.output }}',
-						additionalFields: { parseMode: 'markdownFromAi' },
-						options: { splitLongText: true },
-					},
-					credentials: { serviceBotApi: { id: credentialId, name: 'Service Bot (emulator)' } },
-				},
-			],
-			connections: {
-				'Service Bot Trigger': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-				'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
-				'AI Agent': { main: [[{ node: 'Reference', type: 'main', index: 0 }]] },
-			},
-		};
-		const workflowId = String((await n8n.createWorkflow(workflow)).id);
+		const workflowId = String((await n8n.createWorkflow(streamingAgentWorkflow({ credentialId, modelCredentialId, referenceChatId, agentVersion }))).id);
 		await n8n.activate(workflowId);
 		await waitFor('the trigger to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
 
-		const chat = emulator.demo.privateChatId;
-		const botTexts = async (chatId: string): Promise<string[]> => (await emulator.history(chatId)).filter((message) => message.from?.is_bot === true).map((message) => String(message.text));
-		// One edit is refused with 429 (retry_after 1): the next carries everything written meanwhile.
-		await emulator.failCalls('editMessageText', 429, 1);
-		const asked = Date.now();
-		await emulator.userSends('Tell me about the plans', chat);
-		await waitFor('the first words in the chat', async () => (await botTexts(chat))[0], { limitMs: 60_000, intervalMs: 50 });
-		const firstSeen = Date.now() - asked;
-		const expected = await waitFor('the reference answer', async () => {
-			const texts = await botTexts(reference);
-			return texts.length > 0 ? texts : undefined;
-		}, { limitMs: 120_000 });
-		await waitFor('the streamed answer to end as the reference', async () => (JSON.stringify(await botTexts(chat)) === JSON.stringify(expected) ? true : undefined), { limitMs: 30_000 });
-		const whole = Date.now() - asked;
-		const calls = (await emulator.calls())
-			.filter((call) => call.body.chat_id === chat && ['sendMessage', 'editMessageText'].includes(call.method))
-			.map((call) => ({ method: call.method, status: call.status, at: Number(call.at), text: String(call.body.text) }));
-		assert.equal(calls[0].method, 'sendMessage');
-		assert.ok(calls[0].text.length < expected.join('').length / 4, `the first message showed the first words: ${JSON.stringify(calls[0].text)}`);
-		assert.ok(calls.slice(1).every((call) => call.method === 'editMessageText' || call.method === 'sendMessage'));
-		const refused = calls.filter((call) => call.status === 429);
-		assert.equal(refused.length, 1, 'the 429 was met once');
-		const gaps = calls.slice(1).map((call, index) => call.at - calls[index].at);
-		// Arrivals at the emulator: each request's latency moves them a little (the starts are 1 s apart).
-		assert.ok(gaps.every((gap) => gap >= 900), `one request a second at most: gaps ${JSON.stringify(gaps)}`);
-		const typing = (await emulator.calls('sendChatAction')).filter((call) => call.body.chat_id === chat && Number(call.at) < calls[0].at);
+		const figures = await askAndCheckStreamedAnswer(emulator, emulator.demo.privateChatId, referenceChatId);
 		const runs = await waitFor('the execution to end', async () => {
 			const list = await n8n.executions(workflowId);
 			return list.length === 1 && list.every(hasEnded) ? list : undefined;
 		}, { limitMs: 60_000 });
 		assert.equal(runs[0].status, 'success');
-		ctx.log(
-			`n8n ${n8n.options.install.n8nVersion}: first words after ${firstSeen} ms, the whole answer (${expected.join('').length} chars, ${expected.length} message) after ${whole} ms; ` +
-				`${calls.length} requests (${calls.filter((call) => call.method === 'editMessageText').length} edits, ${refused.length} 429), smallest gap ${Math.min(...gaps)} ms; "typing…" ${typing.length}× before the first words; ` +
-				`model requests ${model.requests.length}, streamed: ${String(model.requests[0]?.stream)}`,
-		);
+		ctx.log(`n8n ${n8n.options.install.n8nVersion}: ${describeStreamedAnswer(figures)}; model requests ${model.requests.length}, streamed: ${String(model.requests[0]?.stream)}`);
 	},
 };
 

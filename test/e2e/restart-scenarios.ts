@@ -228,28 +228,13 @@ const restartsAndKills: Scenario = {
 		// start: n8n 2.41 runs, at its next start, an execution the killed process had created and not yet
 		// started (`EnqueuedExecutionRecoveryService`), while the service, never answered, sends that update
 		// again; both then start in the third process, but the first was the second process's.
-		const executions: Array<{ id: string; status: string; createdAt: number }> = [];
 		const echoed = await echoes(emulator);
-		// All executions, for the figures (n8n 2.x pages with a cursor; n8n 1.x lists its newest 100); an
-		// execution that sent a reply and is not among them is asked for by its id.
-		for (let cursor: string | undefined; ; ) {
-			const page = (await n8n.request('GET', `/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)) as Json;
-			const results = (page?.results ?? page ?? []) as Json[];
-			executions.push(...results.map((execution: Json) => ({ id: String(execution.id), status: String(execution.status), createdAt: Date.parse(String(execution.createdAt ?? execution.startedAt)) })));
-			cursor = typeof page?.nextCursor === 'string' ? page.nextCursor : undefined;
-			if (!cursor || results.length === 0) break;
-		}
-		for (const id of new Set([...echoed.values()].flat())) {
-			if (executions.some((execution) => execution.id === id)) continue;
-			// n8n's own `data` envelope is unwrapped by request(); the execution's `data` is its run data.
-			const found = (await n8n.request('GET', `/rest/executions/${id}`)) as Json;
-			if (found?.id !== undefined) executions.push({ id: String(found.id), status: String(found.status), createdAt: Date.parse(String(found.createdAt ?? found.startedAt)) });
-		}
+		const executions = await n8n.executionTimes([...echoed.values()].flat());
 		const processOf = (id: string): string => {
-			const execution = executions.find((entry) => entry.id === id);
+			const execution = executions.get(id);
 			const placed = lifetimes.find((lifetime) => execution !== undefined && execution.createdAt >= lifetime.from - 1000 && execution.createdAt <= lifetime.to + 1000)?.name;
 			if (placed) return placed;
-			const seen = execution === undefined ? 'not listed' : `created ${Number.isNaN(execution.createdAt) ? 'at no time' : new Date(execution.createdAt).toISOString()}`;
+			const seen = execution === undefined ? 'not found' : `created ${Number.isNaN(execution.createdAt) ? 'at no time' : new Date(execution.createdAt).toISOString()}`;
 			return `unknown (execution ${id}, ${seen}; processes ${lifetimes.map((lifetime) => `${lifetime.name} ${new Date(lifetime.from).toISOString()}–${new Date(lifetime.to).toISOString()}`).join(', ')})`;
 		};
 		// A run that outlived the bound had its push answered before it ended: the one loss the option
@@ -270,11 +255,12 @@ const restartsAndKills: Scenario = {
 			if (new Set(byProcess).size !== byProcess.length) twiceByOne.push(`${text}: ${byProcess.join(', ')}`);
 			else if (byProcess.length > 1) twiceAcross.push(`${text}: ${byProcess.join(', ')}`);
 		}
-		const crashed = executions.filter((execution) => execution.status === 'crashed').length;
+		const listed = await n8n.executions(workflowId, 100);
+		const crashed = listed.filter((execution) => execution.status === 'crashed').length;
 		const held = pushes.filter((push) => push.error === null).map((push) => push.answeredAt - push.at).sort((a, b) => a - b);
 		ctx.log(`pushes failed by reason: ${JSON.stringify((await emulator.chaos()).pushes.failed)}; answered 2xx after p50 ${held[Math.floor(held.length / 2)]} ms, max ${held.at(-1)} ms, ${held.filter((ms) => ms >= BOUND_MS - 100).length} at the bound`);
 		ctx.log(
-			`${all.length} messages: ${lost.length} lost, ${lostAfterBound.length} lost after their push was answered at the bound (${lostAfterBound.join(', ') || 'none'}), ${twiceByOne.length} answered twice by one process, ${twiceAcross.length} answered by two processes (${twiceAcross.join('; ') || 'none'}); ${executions.length} executions, ${crashed} marked crashed`,
+			`${all.length} messages: ${lost.length} lost, ${lostAfterBound.length} lost after their push was answered at the bound (${lostAfterBound.join(', ') || 'none'}), ${twiceByOne.length} answered twice by one process, ${twiceAcross.length} answered by two processes (${twiceAcross.join('; ') || 'none'}); ${listed.length} executions (newest 100 listed), ${crashed} of them marked crashed`,
 		);
 		assert.deepEqual(lost, [], `no message lost (${lost.length ? await missingReport(emulator, lost, t0) : ''})`);
 		assert.deepEqual(twiceByOne, [], 'no message answered twice by one n8n process');

@@ -296,10 +296,34 @@ export class N8n {
 		await this.request('POST', '/rest/login', { emailOrLdapLoginId: owner.email, password: owner.password });
 	}
 
-	/** Executions of a workflow, newest first. */
-	async executions(workflowId: string): Promise<Json[]> {
+	/**
+	 * The executions with these ids (of any workflow): status and when each was created and started. Read
+	 * from n8n's list (n8n 2.x pages it with a cursor; n8n 1.x lists its newest 100, in no promised order),
+	 * and one by one for an id the list left out. An id n8n does not know is missing from the answer.
+	 */
+	async executionTimes(ids: Iterable<string>): Promise<Map<string, { status: string; createdAt: number; startedAt: number }>> {
+		const wanted = new Set(ids);
+		const found = new Map<string, { status: string; createdAt: number; startedAt: number }>();
+		const keep = (execution: Json): void => {
+			const id = String(execution?.id);
+			if (wanted.has(id)) found.set(id, { status: String(execution.status), createdAt: Date.parse(String(execution.createdAt)), startedAt: Date.parse(String(execution.startedAt)) });
+		};
+		for (let cursor: string | undefined; ; ) {
+			const page = await this.request('GET', `/rest/executions?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+			const results = (page?.results ?? page ?? []) as Json[];
+			results.forEach(keep);
+			cursor = typeof page?.nextCursor === 'string' ? page.nextCursor : undefined;
+			if (!cursor || results.length === 0) break;
+		}
+		// request() unwraps n8n's own `data` envelope; the execution's `data` is its run data.
+		for (const id of wanted) if (!found.has(id)) keep(await this.request('GET', `/rest/executions/${id}`));
+		return found;
+	}
+
+	/** Executions of a workflow, newest first (one page: n8n's default size, or `limit`, at most 100). */
+	async executions(workflowId: string, limit?: number): Promise<Json[]> {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const data = await this.request('GET', `/rest/executions?filter=${filter}`);
+		const data = await this.request('GET', `/rest/executions?filter=${filter}${limit === undefined ? '' : `&limit=${limit}`}`);
 		return (data?.results ?? data ?? []) as Json[];
 	}
 }

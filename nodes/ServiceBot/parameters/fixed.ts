@@ -1,10 +1,17 @@
 /**
+ * A saved value that is most likely not what the user meant, told where they act.
+ *
  * A Fixed value that looks like an expression: `{{ $json.callback_query_id }}` typed key by key into
  * a field stays in Fixed mode in n8n 2.41 (only pasting `{{` switches the field to Expression), and a
  * Fixed value is the text it shows. In a field that takes an ID or a number that text can never be
  * meant: the item fails before any request, naming the field and how to switch it. In a free text (a
  * message, a caption) braces may be meant: the text is sent as written and the run shows a warning
  * naming the field.
+ *
+ * An expression with a `}}` outside `{{ }}`: n8n's editor closes a typed `{{` itself, so a person who
+ * types the `}}` too leaves one after the closing pair, and n8n keeps it in the text (it splits an
+ * expression at the first `}}` after each `{{`, n8n-workflow `splitExpression`). A free text is sent as
+ * n8n made it, with a warning; an ID field refuses the braces in its own check (idText.ts).
  *
  * n8n saves an expression with a leading `=` and a Fixed value without; the saved value is the same
  * for every item, so each field is looked at once per node run, not once per item.
@@ -17,10 +24,11 @@ import type { ReadItem } from './kind';
 import type { Param } from './param';
 
 
-/** What one node run has seen: the saved parameters, and per field path its Fixed text that looks like an expression ('' for none). */
+/** What one node run has seen: the saved parameters, per field path its Fixed text that looks like an expression ('' for none), and the fields looked at for a stray `}}`. */
 interface RunSeen {
 	readonly parameters: INodeParameters;
 	readonly fixedTexts: Map<string, string>;
+	readonly strayLooked: Set<string>;
 }
 
 // Keyed by the run's context, which n8n creates anew for every run of the node.
@@ -29,7 +37,7 @@ const runs = new WeakMap<IExecuteFunctions, RunSeen>();
 function seenIn(ctx: IExecuteFunctions): RunSeen {
 	let seen = runs.get(ctx);
 	if (!seen) {
-		seen = { parameters: ctx.getNode().parameters, fixedTexts: new Map() };
+		seen = { parameters: ctx.getNode().parameters, fixedTexts: new Map(), strayLooked: new Set() };
 		runs.set(ctx, seen);
 	}
 	return seen;
@@ -43,6 +51,27 @@ export function savedAt(parameters: INodeParameters, path: string): unknown {
 		value = (value as Record<string, unknown>)[key];
 	}
 	return value !== null && typeof value === 'object' && '__rl' in value ? (value as { value?: unknown }).value : value;
+}
+
+/**
+ * The text part of an expression (without its `=`) that holds a `}}` outside every `{{ }}`, from that
+ * `}}` to the next `{{` or the end (at most 40 characters), as n8n splits it: a `{{` opens (unless
+ * escaped as `\{{`), the first `}}` after it closes. One pass of index scans: linear in the text.
+ */
+export function strayClosing(expression: string): string | undefined {
+	let at = 0;
+	while (at < expression.length) {
+		let open = expression.indexOf('{{', at);
+		while (open > 0 && expression[open - 1] === '\\') open = expression.indexOf('{{', open + 2);
+		const textEnd = open === -1 ? expression.length : open;
+		const close = expression.indexOf('}}', at);
+		if (close !== -1 && close < textEnd) return expression.slice(close, Math.min(textEnd, close + 40));
+		if (open === -1) return undefined;
+		const closing = expression.indexOf('}}', open + 2);
+		if (closing === -1) return undefined;
+		at = closing + 2;
+	}
+	return undefined;
 }
 
 /**
@@ -60,6 +89,18 @@ function takesFreeText(param: Param): boolean {
  */
 export function checkFixedValue(item: ReadItem, param: Param, path: string): void {
 	const seen = seenIn(item.ctx);
+	if (!seen.strayLooked.has(path)) {
+		seen.strayLooked.add(path);
+		const saved = savedAt(seen.parameters, path);
+		const stray = typeof saved === 'string' && saved.startsWith('=') && takesFreeText(param) ? strayClosing(saved.slice(1)) : undefined;
+		if (stray !== undefined) {
+			item.ctx.addExecutionHints({
+				message: `${param.displayName}: the expression has a }} outside {{ }} (in ${show(stray)}), so every message shows it. n8n's editor closes a typed {{ by itself: delete the extra }}.`,
+				type: 'warning',
+				location: 'outputPane',
+			});
+		}
+	}
 	let text = seen.fixedTexts.get(path);
 	if (text === undefined) {
 		const saved = savedAt(seen.parameters, path);

@@ -9,13 +9,15 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 
-import { DEMO_TRIGGER } from '../../dev/demo';
+import { DEMO_TRIGGER, modelCredential } from '../../dev/demo';
+import { startChatModel } from '../../real-n8n/chat-model';
 import type { InlineButton, StoredMessage } from '../../real-n8n/emulator-process';
 import { PACKAGE_NAME } from '../../real-n8n/install';
 import { inSequence, serviceBotCredentials, webhookTrigger } from '../lib/workflow';
 import { sleep, waitFor } from '../../real-n8n/processes';
 import type { Scenario } from '../lib/runner';
 import type { ScenarioContext } from '../lib/context';
+import { askAndCheckStreamedAnswer, describeStreamedAnswer, streamingAgentWorkflow } from '../lib/streamed-answer';
 import {
 	APPROVAL_PATH,
 	BULK_PATH,
@@ -1051,4 +1053,39 @@ const filesThroughWebhookProcess: Scenario = {
 	},
 };
 
-export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot, duplicateWindowPolling, filesThroughWebhookProcess];
+/**
+ * Stream AI Answers in queue mode: the AI Agent runs on a worker; n8n relays its chunks to the webhook
+ * process that holds the push, where the trigger posts them in the chat and edits the message as the
+ * answer grows. The workflow and the chat's checks are the regular-mode scenario's (../lib/streamed-answer.ts).
+ */
+const streamedAnswerFromWorker: Scenario = {
+	name: 'Stream AI Answers: the AI Agent runs on a worker, the webhook process that holds the push posts its answer as it grows (one 429 waited out), ending exactly as the unstreamed answer',
+	async run(ctx) {
+		const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
+		const model = await startChatModel({ pace: { tokens: 800, tokensPerSecond: 40 } });
+		ctx.defer(() => model.close());
+		const cluster = await QueueCluster.start(ctx, { recordCallsTo: emulator.baseUrl });
+		const recorder = recorderOf(cluster);
+		await cluster.main.setupOwner();
+		const credentialId = await createCredential(cluster.main, emulator, recorder.baseUrlThroughProxy);
+		const credential = modelCredential(model.baseUrl);
+		delete credential.id;
+		const modelCredentialId = String((await cluster.main.request('POST', '/rest/credentials', credential)).id);
+		const referenceChatId = emulator.demo.groupChatId;
+		const workflowId = await createWorkflow(cluster.main, streamingAgentWorkflow({ credentialId, modelCredentialId, referenceChatId, agentVersion: 3.1 }));
+		await cluster.main.activate(workflowId);
+		await waitFor('activation to set the webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 120_000 });
+
+		const figures = await askAndCheckStreamedAnswer(emulator, emulator.demo.privateChatId, referenceChatId);
+		const [execution] = await finishedExecutions(cluster, workflowId, 1);
+		assert.equal(execution.status, 'success', `the execution ended ${execution.status}`);
+		await assertRanOnWorkers(cluster, [execution.id]);
+		const streamedBy = new Set(recorder.of('editMessageText').map((entry) => entry.process));
+		assert.ok(streamedBy.size === 1 && /^webhook-/.test([...streamedBy][0]), `the webhook process holding the push edited the answer: ${[...streamedBy].join(', ')}`);
+		const referenceBy = recorder.of('sendMessage').filter((entry) => entry.body?.chat_id === referenceChatId).map((entry) => entry.process);
+		assert.ok(referenceBy.length > 0 && referenceBy.every((name) => /^worker-/.test(name)), `a worker sent the reference: ${referenceBy.join(', ')}`);
+		ctx.log(`${describeStreamedAnswer(figures)}; execution ${execution.id} on ${(cluster.startedBy.get(execution.id) ?? []).join(', ')}, edits by ${[...streamedBy].join(', ')}; model requests ${model.requests.length}, streamed: ${String(model.requests[0]?.stream)}`);
+	},
+};
+
+export const QUEUE_SCENARIOS: Scenario[] = [echoAtScale, duplicateWindow, bulkOnWorker, pollingOnMain, sendAndWaitOnWorkers, lifecycle, threeWorkflowsOneBot, duplicateWindowPolling, filesThroughWebhookProcess, streamedAnswerFromWorker];

@@ -35,6 +35,21 @@ describe('the soak figures', () => {
 		expect(figures).toMatchObject({ outsideRestarts: 1, latencyMs: { p50: 1000, p99: 1500, max: 1500 }, spreadMaxMs: 500, delayedByAnother: 0, unattributed: 0 });
 	});
 
+	it('a reply is placed by when its execution was created: a killed process\'s execution run by the next one counts for the first', () => {
+		const figures = computeFigures(
+			[{ text: 'u1', sentAt: 85_000 }],
+			[
+				// created at 89 s by the first process, started and replied by the second
+				{ workflow: 'A', text: 'u1', at: 111_000, createdAt: 89_000 },
+				{ workflow: 'A', text: 'u1', at: 112_000, createdAt: 111_500 },
+				{ workflow: 'B', text: 'u1', at: 86_000, createdAt: 85_500 },
+			],
+			PROCESSES,
+			OPTIONS,
+		);
+		expect(figures).toMatchObject({ lost: 0, twiceWithinProcess: 0, twiceAcrossProcesses: 1, unattributed: 0 });
+	});
+
 	it('an update outside restart windows whose last reply came more than delayLimitMs after its first is delayed by another workflow', () => {
 		const figures = computeFigures(
 			[{ text: 'u1', sentAt: 20_000 }],

@@ -18,9 +18,16 @@ export interface Reply {
 	text: string;
 	at: number;
 	/**
-	 * The index (in the processes) of the n8n process that sent it, when it is known from the call itself
-	 * (queue mode: the calling process's proxy). Without it, the process that ran when the reply arrived
-	 * (regular mode: one process at a time).
+	 * When n8n created the execution that sent it: the process that received the update. A reply is
+	 * placed by this when known, by `at` otherwise: n8n 2.41 runs, at its next start, an execution a
+	 * killed process had created and not started, while the update comes again (a webhook never
+	 * answered): both replies then come from the new process, but the first was the old one's.
+	 */
+	createdAt?: number;
+	/**
+	 * The index (in the processes) of the process that received the update, when the soak places it itself
+	 * (queue mode: processes of several roles overlap, so time alone cannot say which). Without it, the
+	 * process that ran at `createdAt` (or `at`).
 	 */
 	process?: number;
 }
@@ -137,7 +144,7 @@ export function computeFigures(sent: SentUpdate[], replies: Reply[], processes: 
 			firsts.push(got[0].at);
 			const seen = new Set<number>();
 			for (const reply of got) {
-				const index = reply.process ?? processAt(processes, reply.at);
+				const index = reply.process ?? processAt(processes, reply.createdAt ?? reply.at);
 				if (index < 0) figures.unattributed += 1;
 				if (reply === got[0]) {
 					seen.add(index);

@@ -8,12 +8,11 @@
  */
 import { join } from 'node:path';
 
-import type { RecordedCall } from '../../real-n8n/emulator-process';
 import type { N8nInstall } from '../../real-n8n/install';
 import type { N8n } from '../../real-n8n/n8n';
 import { ScenarioContext } from '../lib/context';
 import { QueueCluster } from '../queue/cluster';
-import type { ProcessWindow } from './figures';
+import type { ProcessWindow, Reply } from './figures';
 import type { RestartRecord, SoakTarget } from './target';
 import { restartProcess } from './target';
 
@@ -93,17 +92,15 @@ export class QueueTarget implements SoakTarget {
 	}
 
 	/**
-	 * For each reply, the lifetime of the receiving process that started last before it arrived: the one that
-	 * took the update (an execution it enqueued runs on a worker soon after; the receiver's restarts take
-	 * seconds). Which worker made each call is in the records (`serviceCalls`, from each process's proxy).
+	 * The lifetime of the receiving process that ran when the reply's execution was created (it created it;
+	 * a worker ran it), or, without that time, the one that started last before the reply arrived. Which
+	 * worker made each call is in the records (`serviceCalls`, from each process's proxy).
 	 */
-	senders(calls: RecordedCall[]): Array<number | undefined> {
-		return calls.map((call) => {
-			const at = Number(call.at);
-			let index = -1;
-			for (const [i, p] of this.processes.entries()) if (p.role === this.receiver && p.startedAt <= at) index = i;
-			return index;
-		});
+	receiverOf(reply: Reply): number | undefined {
+		const at = reply.createdAt ?? reply.at;
+		let index = -1;
+		for (const [i, p] of this.processes.entries()) if (p.role === this.receiver && p.startedAt <= at) index = i;
+		return index;
 	}
 
 	logDirs(): string[] {

@@ -80,9 +80,10 @@ export interface SoakResult {
 
 export const WORKFLOWS = ['Soak A', 'Soak B', 'Soak C'] as const;
 const TRIGGER_NAME = 'Bot Trigger';
-const REPLY = /^(Soak [ABC]): (soak-\d+)$/;
+/** A reply: `<workflow>: <text> #<execution id>` (the execution tells which n8n process received the update). */
+const REPLY = /^(Soak [ABC]): (soak-\d+) #(\d+)$/;
 
-/** Trigger (version 2: `chat_id` and `text` on the item) → Send Message `<workflow name>: <text>` to the chat it came from. */
+/** Trigger (version 2: `chat_id` and `text` on the item) → Send Message `<workflow name>: <text> #<execution id>` to the chat it came from. */
 function soakWorkflow(name: string, trigger: TriggerKind, credentialId: string, maxConnections: number, confirmDelivery: ConfirmDelivery): Json {
 	// The option's default is not written into the workflow, as the editor leaves it out.
 	const confirm = confirmDelivery === 'whenStarted' ? {} : { confirmDelivery };
@@ -92,7 +93,7 @@ function soakWorkflow(name: string, trigger: TriggerKind, credentialId: string, 
 		settings: { executionOrder: 'v1' },
 		nodes: [
 			trigger === 'webhook' ? webhookTrigger({ ...placed, webhookId: randomUUID(), options: { maxConnections, ...confirm } }) : pollingTrigger(placed),
-			sendMessage({ id: randomUUID(), name: 'Reply', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text: '={{ $workflow.name }}: {{ $json.text }}' }),
+			sendMessage({ id: randomUUID(), name: 'Reply', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text: '={{ $workflow.name }}: {{ $json.text }} #{{ $execution.id }}' }),
 		],
 		connections: inSequence(TRIGGER_NAME, 'Reply'),
 	};
@@ -187,17 +188,28 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			const update = await emulator.userSends(text, chat.chatId, chat.userId);
 			sent.push({ text, sentAt, updateId: Number(update.update_id) });
 		};
-		const replies = async (): Promise<Reply[]> => {
-			const out: Reply[] = [];
-			const calls = await emulator.calls('sendMessage');
-			const senders = target.senders(calls);
+		const replies = async (): Promise<Array<Reply & { executionId: string }>> => {
+			const out: Array<Reply & { executionId: string }> = [];
 			// A sendMessage the service executed: answered 200, or (status 0) executed after a slow answer n8n stopped waiting for.
-			for (const [i, call] of calls.entries()) {
+			for (const call of await emulator.calls('sendMessage')) {
 				const match = REPLY.exec(String(call.body.text ?? ''));
-				const sender = senders[i];
-				if (match && (call.status === 200 || call.status === 0)) out.push({ workflow: match[1], text: match[2], at: Number(call.at), ...(sender === undefined ? {} : { process: sender }) });
+				if (match && (call.status === 200 || call.status === 0)) out.push({ workflow: match[1], text: match[2], at: Number(call.at), executionId: match[3] });
 			}
 			return out;
+		};
+		/** The replies, each with when n8n created its execution (figures.ts places a reply by it). */
+		const placedReplies = async (): Promise<Reply[]> => {
+			const all = await replies();
+			// n8n was restarted since the set-up: its REST API wants a new session.
+			const api = target.api();
+			await api.login();
+			const times = await api.executionTimes(all.map((reply) => reply.executionId));
+			return all.map((reply) => {
+				const createdAt = times.get(reply.executionId)?.createdAt;
+				const placed: Reply = { ...reply, createdAt: createdAt !== undefined && Number.isFinite(createdAt) ? createdAt : undefined };
+				const receiver = target.receiverOf(placed);
+				return receiver === undefined ? placed : { ...placed, process: receiver };
+			});
 		};
 		const pairsAnswered = (list: Reply[], texts: Set<string>): number => new Set(list.filter((r) => texts.has(r.text)).map((r) => `${r.workflow}:${r.text}`)).size;
 
@@ -295,7 +307,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		}
 		// Copies still due (re-sent pushes, updates polled again) get a last moment to run twice, if they would.
 		await sleep(Math.min(10_000, options.drainQuietMs));
-		const figures = computeFigures(sent, await replies(), processes, { workflows: [...WORKFLOWS], settleMs: options.settleMs, delayLimitMs: options.delayLimitMs });
+		const placed = await placedReplies();
+		const figures = computeFigures(sent, placed, processes, { workflows: [...WORKFLOWS], settleMs: options.settleMs, delayLimitMs: options.delayLimitMs });
 		const chaos = await emulator.chaos();
 		// The raw records, to look into a figure afterwards (which process sent what, when each push was tried).
 		writeFileSync(
@@ -303,7 +316,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			JSON.stringify({
 				processes,
 				sent,
-				replies: await replies(),
+				replies: placed,
 				pushes: await emulator.pushes(),
 				sendMessageCalls: (await emulator.calls('sendMessage')).map(({ seq, status, at, body }) => ({ seq, status, at, chat_id: body.chat_id, text: body.text })),
 				...(await target.records()),

@@ -5,12 +5,11 @@
  */
 import { join } from 'node:path';
 
-import type { RecordedCall } from '../../real-n8n/emulator-process';
 import type { N8nInstall } from '../../real-n8n/install';
 import { installPackage } from '../../real-n8n/install';
 import { N8n } from '../../real-n8n/n8n';
 import { waitFor } from '../../real-n8n/processes';
-import type { ProcessWindow } from './figures';
+import type { ProcessWindow, Reply } from './figures';
 
 export type SoakMode = 'regular' | 'queue';
 
@@ -39,8 +38,8 @@ export interface SoakTarget {
 	killsMidBurst(k: number, killOnce: boolean): boolean;
 	/** Restart number `k` (from 1): signals one process, waits until it is gone and until its next one is ready. */
 	restart(k: number, killOnce: boolean, runStartedAt: number): Promise<RestartRecord>;
-	/** For each of the service's sendMessage calls (all of them, in its order), the index of the process that made it, if known. */
-	senders(calls: RecordedCall[]): Array<number | undefined>;
+	/** The index of the process that received a reply's update, when the target places it itself (figures.ts places it by time otherwise). */
+	receiverOf(reply: Reply): number | undefined;
 	/** The folders holding n8n's logs. */
 	logDirs(): string[];
 	/** More raw records of the run for records.json (queue mode: the executions in Postgres, each process's calls). */
@@ -134,9 +133,9 @@ export class RegularTarget implements SoakTarget {
 		return await restartProcess(this.api(), killOnce && k === 2 ? 'SIGKILL' : 'SIGTERM', this.processes[this.processes.length - 1], this.processes, runStartedAt);
 	}
 
-	/** One process at a time: the reply belongs to the process that ran when it arrived (figures.ts). */
-	senders(calls: RecordedCall[]): Array<number | undefined> {
-		return calls.map(() => undefined);
+	/** One process at a time: the reply belongs to the process that ran when its execution was created (figures.ts). */
+	receiverOf(): number | undefined {
+		return undefined;
 	}
 
 	logDirs(): string[] {

@@ -182,4 +182,10 @@ describe('node description', () => {
 		expect(optionsOf('webhook', 'setWebhook')).toEqual([]);
 		expect(optionsOf('other', 'callMethod').map((option) => option.name)).toEqual(['concurrency']);
 	});
+
+	it("Send and Wait's Approval Options says on its button which buttons are asked without it: Approve and Decline", () => {
+		const approval = shownFor('message', 'sendAndWait').find((property) => property.name === 'approvalOptions');
+		expect(approval?.placeholder).toBe('Change the Buttons (default: ✅ Approve, ❌ Decline)');
+		expect(approval?.default).toEqual({});
+	});
 });

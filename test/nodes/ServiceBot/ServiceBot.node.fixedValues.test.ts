@@ -143,6 +143,50 @@ describe('a Fixed value that looks like an expression', () => {
 	});
 });
 
+describe('an expression with a }} outside {{ }}: n8n sends it as text', () => {
+	// n8n's editor closes a typed {{ with }} itself; a person who types }} too leaves one outside. n8n
+	// splits an expression at the first }} after each {{, so a }} outside stays in the text as it is.
+	test('the message is sent as n8n makes it, with one warning on the run naming the field and showing where', async () => {
+		const result = await run(
+			ctx,
+			{ resource: 'message', operation: 'sendMessage', chatId: byId(ctx.d.privateChatId), text: '=Hello {{ $json.name }} }}, welcome' },
+			{ items: [{ name: 'Ada' }, { name: 'Bob' }] },
+		);
+		expect(result.error).toBeUndefined();
+		expect(ctx.emu.history(ctx.d.privateChatId).map((message) => message.text)).toEqual(['Hello Ada }}, welcome', 'Hello Bob }}, welcome']);
+		expect(hintsOf(result)).toEqual([
+			{
+				message:
+					"Text: the expression has a }} outside {{ }} (in '}}, welcome'), so every message shows it. n8n's editor closes a typed {{ by itself: delete the extra }}.",
+				type: 'warning',
+				location: 'outputPane',
+			},
+		]);
+	});
+
+	test('a caption under Additional Fields too; an expression whose braces all pair (an object literal inside) gets none', async () => {
+		const caption = await run(ctx, {
+			resource: 'message',
+			operation: 'sendPhoto',
+			chatId: byId(ctx.d.privateChatId),
+			photo: ctx.d.media.photo,
+			additionalFields: { caption: '={{ $json.name }}}}' },
+		}, { items: [{ name: 'Ada' }] });
+		expect(caption.error).toBeUndefined();
+		expect(hintsOf(caption).map((hint) => hint.message)).toEqual([
+			"Caption: the expression has a }} outside {{ }} (in '}}'), so every message shows it. n8n's editor closes a typed {{ by itself: delete the extra }}.",
+		]);
+		const paired = await run(
+			ctx,
+			{ resource: 'message', operation: 'sendMessage', chatId: byId(ctx.d.privateChatId), text: '={{ $json.name }} and {{ JSON.stringify({ a: 1 }) }} and {{ $json.name }}' },
+			{ items: [{ name: 'Ada' }] },
+		);
+		expect(paired.error).toBeUndefined();
+		expect(hintsOf(paired)).toEqual([]);
+		expect(ctx.emu.history(ctx.d.privateChatId).map((message) => message.text)).toContain('Ada and {"a":1} and Ada');
+	});
+});
+
 describe('a number where a UUID belongs says where IDs come from', () => {
 	const sendTo = (chat: string): INodeParameters => ({ resource: 'message', operation: 'sendMessage', chatId: byId(chat), text: 'hi' });
 

@@ -1,80 +1,17 @@
 /**
  * Markdown From AI on hostile text. The converter runs synchronously inside n8n's process on text any
  * chat user can influence (an AI bot quotes the user), so its time must grow linearly with the text.
- * Proven without wall-clock upper bounds: each family of hostile input is converted at growing sizes
- * (n, 2n, 4n, 8n, …) and the time for 8n over the time for n must stay under 30 (linear gives about 8,
- * quadratic 64, exponential far more); generated hostile texts must stay under a generous budget per
- * character. Each measurement is taken over a few batches, to ride out a loaded machine.
+ * Proven without wall-clock upper bounds (test/harness/growth.ts): each family of hostile input is
+ * converted at growing sizes and the time for 8n over the time for n must stay under 30; generated
+ * hostile texts must stay under a generous budget per character.
  */
 import fc from 'fast-check';
-import { performance } from 'node:perf_hooks';
 
 import { markdownToHtml } from '../../../nodes/shared/markdown/blocks';
 import { checkFormatting } from '../../emulator/formatting';
+import { BUDGET_PER_CHAR_MS, MAX_GROWTH_8X, growth, msPerRun, showSizes } from '../../harness/growth';
 
-/** The growth allowed from n to 8n. */
-const MAX_GROWTH_8X = 30;
-/** The time allowed per character of a hostile text, in milliseconds (50 µs). */
-const BUDGET_PER_CHAR_MS = 0.05;
-
-/**
- * Milliseconds per conversion of `text`, each batch repeated to last at least `minMs`: the median of
- * the batches, or their fastest (`fastest`), which a loaded machine can only slow down.
- */
-function msPerConversion(text: string, { batches = 5, minMs = 8, fastest = false } = {}): number {
-	const times: number[] = [];
-	for (let batch = 0; batch < batches; batch++) {
-		let runs = 0;
-		const start = performance.now();
-		let elapsed = 0;
-		do {
-			markdownToHtml(text);
-			runs++;
-			elapsed = performance.now() - start;
-		} while (elapsed < minMs);
-		times.push(elapsed / runs);
-	}
-	times.sort((a, b) => a - b);
-	return fastest ? times[0] : times[Math.floor(times.length / 2)];
-}
-
-/** Times under this are measurement noise (timer resolution, the JIT warming up): they count as this. */
-const NOISE_MS = 0.05;
-/** Sizes grow until the text is longer than this (20,000 to 40,000 characters at the largest). */
-const LARGEST_TEXT = 20_000;
-
-/** One size of a hostile family: its text's length and the time to convert it. */
-interface Measured {
-	length: number;
-	ms: number;
-}
-
-/** How many times longer `later` took than `earlier`; times under the noise count as the noise. */
-const grew = (later: Measured, earlier: Measured): number => later.ms / Math.max(earlier.ms, NOISE_MS);
-
-/**
- * The time for 8n over the time for n, for n doubling from 8 until the text is over 20,000
- * characters (n is the last-but-three), each time the fastest of 5 batches. It stops at the first
- * size whose time grew more than 30 times over a size an eighth of it, or over its half, so an
- * exponential converter fails in seconds instead of hanging; such a size is measured up to three
- * times more first, each after a pause, as a slow spell of a loaded machine (the other jest worker, a
- * collection) passes and real growth stays: a quadratic converter grows 64 times at every try.
- */
-async function growth(make: (n: number) => string): Promise<{ ratio: number; sizes: Measured[] }> {
-	const sizes: Measured[] = [];
-	for (let n = 8; sizes.length < 4 || sizes[sizes.length - 1].length <= LARGEST_TEXT; n *= 2) {
-		const text = make(n);
-		const size = { length: text.length, ms: msPerConversion(text, { fastest: true }) };
-		sizes.push(size);
-		const worst = (): number => Math.max(...[sizes.at(-2), sizes.at(-4)].map((earlier) => (earlier && earlier !== size ? grew(size, earlier) : 0)));
-		for (let retry = 0; retry < 3 && worst() > MAX_GROWTH_8X; retry++) {
-			await new Promise((resolve) => setTimeout(resolve, 100));
-			size.ms = Math.min(size.ms, msPerConversion(text, { fastest: true }));
-		}
-		if (worst() > MAX_GROWTH_8X) return { ratio: worst(), sizes };
-	}
-	return { ratio: grew(sizes[sizes.length - 1], sizes[sizes.length - 4]), sizes };
-}
+const msPerConversion = (text: string, options?: Parameters<typeof msPerRun>[2]): number => msPerRun(markdownToHtml, text, options);
 
 const globs = (n: number): string => `Supported files: ${Array.from({ length: n }, (_, index) => `*.t${index}`).join(', ')}`;
 const cycle = (pieces: readonly string[], n: number): string => Array.from({ length: n }, (_, index) => pieces[(index * 7) % pieces.length]).join('');
@@ -113,9 +50,8 @@ const families: Array<[string, (n: number) => string]> = [
 
 describe('conversion time grows linearly with hostile text (time for 8n / time for n < 30)', () => {
 	test.each(families)('%s', async (_name, make) => {
-		const { ratio, sizes } = await growth(make);
-		const shown = sizes.map(({ length, ms }) => `${length} chars: ${ms.toFixed(3)} ms`).join(', ');
-		expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, times: shown }).toMatchObject({ under: true });
+		const { ratio, sizes } = await growth(markdownToHtml, make);
+		expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, times: showSizes(sizes) }).toMatchObject({ under: true });
 	});
 });
 

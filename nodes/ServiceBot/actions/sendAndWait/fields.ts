@@ -90,7 +90,13 @@ export const sendAndWaitFields: INodeProperties[] = [
 			text('Approve Button Label', 'approveLabel', DEFAULT_LABELS.approve),
 			text('Decline Button Label', 'disapproveLabel', DEFAULT_LABELS.decline, { displayOptions: { show: { approvalType: ['double'] } } }),
 		],
-		{ displayOptions: forResponse('approval') },
+		{
+			displayOptions: forResponse('approval'),
+			// An empty "Add option" read as "no buttons" to a new user: the button says what is asked
+			// without it. (A filled-in default is not possible: n8n-workflow 2.41's getNodeParameters reads a
+			// single-value fixedCollection's default items from the node's own values and throws.)
+			placeholder: `Change the Buttons (default: ${DEFAULT_LABELS.approve}, ${DEFAULT_LABELS.decline})`,
+		},
 	),
 	text('Choices', 'choices', '', {
 		required: true,

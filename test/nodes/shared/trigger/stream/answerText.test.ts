@@ -7,10 +7,10 @@
  * growing answer takes time linear in its length (time for 8n over time for n, as
  * test/nodes/shared/markdown.hostile.test.ts measures: no wall-clock upper bound on the whole).
  */
-import { performance } from 'node:perf_hooks';
 
 import { answerParts } from '../../../../../nodes/shared/trigger/stream/answerText';
 import { useEmulator } from '../../../../harness/emulator-suite';
+import { msPerRun } from '../../../../harness/growth';
 
 const suite = useEmulator();
 
@@ -83,21 +83,7 @@ test('a prefix that shows nothing yet (spaces, an empty fence) is no message; on
 });
 
 /** Milliseconds per conversion of `text` into parts: the fastest of 5 batches of at least 8 ms. */
-function msPerConversion(text: string): number {
-	let fastest = Infinity;
-	for (let batch = 0; batch < 5; batch++) {
-		let runs = 0;
-		const start = performance.now();
-		let elapsed = 0;
-		do {
-			answerParts(text, LIMIT);
-			runs++;
-			elapsed = performance.now() - start;
-		} while (elapsed < 8);
-		fastest = Math.min(fastest, elapsed / runs);
-	}
-	return fastest;
-}
+const msPerConversion = (text: string): number => msPerRun((answer) => answerParts(answer, LIMIT), text, { fastest: true });
 
 test('converting a growing hostile answer takes time linear in its length (time for 8n / time for n < 30; under 50 µs a character)', () => {
 	const sizes = [2_500, 5_000, 10_000, 20_000].map((length) => {
