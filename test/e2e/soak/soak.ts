@@ -2,8 +2,13 @@
  * One soak run: three workflows on one bot in real n8n (trigger → Send Message `<workflow name>: <text>`
  * to the chat the update came from, both fields expressions on the trigger's data), the emulator failing a
  * share of its answers (test/emulator/chaos.ts) and re-sending pushes n8n did not take, users sending
- * messages at a steady rate, and n8n stopped with SIGTERM every few seconds (once with SIGKILL) and started
- * again in the same user folder. What it recorded becomes the figures of ./figures.ts.
+ * messages at a steady rate, and n8n's processes stopped with SIGTERM every few seconds (and SIGKILLed) and
+ * started again. What it runs against (one n8n in regular mode, or a queue-mode cluster) and how a process is
+ * restarted are the targets' (./target.ts, ./queue.ts); what it recorded becomes the figures of ./figures.ts.
+ *
+ * One file (about 345 lines) on purpose: the sending, the restarts and the waits for replies are one
+ * timeline (each part of the messages waits for its restart, a kill waits for its burst's replies), which
+ * reads best in one function.
  */
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
