@@ -63,7 +63,7 @@ describe('the soak figures', () => {
 		expect(figures).toMatchObject({ lost: 0, delayedByAnother: 1, spreadMaxMs: 11_000, latencyMs: { max: 12_000 } });
 	});
 
-	it('in a cluster, a restart window ends when the next process of the same role is ready, and a reply belongs to the process that sent it', () => {
+	it('in a cluster, a restart window ends when the next process of the same role is ready, and a reply belongs to the process placed with it', () => {
 		// main runs throughout; worker-1 is killed at 30 s, its next process ready at 50 s; worker-2 runs throughout.
 		const cluster: ProcessWindow[] = [
 			{ role: 'main', startedAt: 0, readyAt: 5_000 },
