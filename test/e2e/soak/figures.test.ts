@@ -63,6 +63,38 @@ describe('the soak figures', () => {
 		expect(figures).toMatchObject({ lost: 0, delayedByAnother: 1, spreadMaxMs: 11_000, latencyMs: { max: 12_000 } });
 	});
 
+	it('in a cluster, a restart window ends when the next process of the same role is ready, and a reply belongs to the process placed with it', () => {
+		// main runs throughout; worker-1 is killed at 30 s, its next process ready at 50 s; worker-2 runs throughout.
+		const cluster: ProcessWindow[] = [
+			{ role: 'main', startedAt: 0, readyAt: 5_000 },
+			{ role: 'worker-1', startedAt: 6_000, readyAt: 8_000, stoppedBy: 'SIGKILL', signalAt: 30_000, exitedAt: 30_100 },
+			{ role: 'worker-2', startedAt: 6_000, readyAt: 8_000 },
+			{ role: 'worker-1', startedAt: 31_000, readyAt: 50_000 },
+		];
+		expect(restartWindows(cluster, 5_000)).toEqual([[30_000, 55_000]]);
+		const figures = computeFigures(
+			[
+				{ text: 'u1', sentAt: 10_000 },
+				{ text: 'u2', sentAt: 20_000 },
+			],
+			[
+				{ workflow: 'A', text: 'u1', at: 11_000, process: 1 },
+				{ workflow: 'B', text: 'u1', at: 11_000, process: 2 },
+				// the same reply twice from worker-2 (one process); u2's A only from worker-1's next process, and B
+				// from worker-2 and again from that next process
+				{ workflow: 'B', text: 'u1', at: 12_000, process: 2 },
+				{ workflow: 'B', text: 'u2', at: 21_000, process: 2 },
+				{ workflow: 'A', text: 'u2', at: 51_000, process: 3 },
+				{ workflow: 'B', text: 'u2', at: 52_000, process: 3 },
+			],
+			cluster,
+			OPTIONS,
+		);
+		expect(figures).toMatchObject({ lost: 0, twiceWithinProcess: 1, twiceAcrossProcesses: 1, unattributed: 0 });
+		// u2's A reply came in the kill's window: only u1 is outside restart windows.
+		expect(figures).toMatchObject({ outsideRestarts: 1, latencyMs: { p50: 1000, max: 1000 } });
+	});
+
 	it('quantiles by nearest rank', () => {
 		const values = Array.from({ length: 100 }, (_, i) => i + 1);
 		expect([quantile(values, 0.5), quantile(values, 0.99), quantile(values, 1)]).toEqual([50, 99, 100]);

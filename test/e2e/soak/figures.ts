@@ -24,10 +24,22 @@ export interface Reply {
 	 * answered): both replies then come from the new process, but the first was the old one's.
 	 */
 	createdAt?: number;
+	/**
+	 * The index (in the processes) of the process that received the update, when the soak places it itself
+	 * (queue mode: processes of several roles overlap, so time alone cannot say which). Without it, the
+	 * process that ran at `createdAt` (or `at`).
+	 */
+	process?: number;
 }
 
-/** One n8n process: spawned, ready, signalled (SIGTERM or SIGKILL) and gone; the last one runs to the end. */
+/**
+ * One n8n process: spawned, ready, signalled (SIGTERM or SIGKILL) and gone; the last one of its role runs
+ * to the end. Processes of one role (regular mode: the only one; queue mode: `main`, `worker-1`, …) follow
+ * each other; processes of different roles overlap.
+ */
 export interface ProcessWindow {
+	/** what it is in the cluster (queue mode); one role when absent */
+	role?: string;
 	startedAt: number;
 	readyAt: number;
 	stoppedBy?: 'SIGTERM' | 'SIGKILL';
@@ -70,12 +82,14 @@ export interface Figures {
 	unattributed: number;
 }
 
-/** The restart windows: from each signal until `settleMs` after the next process was ready. */
+/** The restart windows: from each signal until `settleMs` after the next process of the same role was ready. */
 export function restartWindows(processes: ProcessWindow[], settleMs: number): Array<[number, number]> {
 	const windows: Array<[number, number]> = [];
-	for (let i = 0; i < processes.length - 1; i++) {
-		const signal = processes[i].signalAt ?? processes[i].exitedAt ?? processes[i + 1].startedAt;
-		windows.push([signal, processes[i + 1].readyAt + settleMs]);
+	for (let i = 0; i < processes.length; i++) {
+		const next = processes.slice(i + 1).find((p) => p.role === processes[i].role);
+		if (!next) continue;
+		const signal = processes[i].signalAt ?? processes[i].exitedAt ?? next.startedAt;
+		windows.push([signal, next.readyAt + settleMs]);
 	}
 	return windows;
 }
@@ -130,7 +144,7 @@ export function computeFigures(sent: SentUpdate[], replies: Reply[], processes: 
 			firsts.push(got[0].at);
 			const seen = new Set<number>();
 			for (const reply of got) {
-				const index = processAt(processes, reply.createdAt ?? reply.at);
+				const index = reply.process ?? processAt(processes, reply.createdAt ?? reply.at);
 				if (index < 0) figures.unattributed += 1;
 				if (reply === got[0]) {
 					seen.add(index);

@@ -2,8 +2,13 @@
  * One soak run: three workflows on one bot in real n8n (trigger → Send Message `<workflow name>: <text>`
  * to the chat the update came from, both fields expressions on the trigger's data), the emulator failing a
  * share of its answers (test/emulator/chaos.ts) and re-sending pushes n8n did not take, users sending
- * messages at a steady rate, and n8n stopped with SIGTERM every few seconds (once with SIGKILL) and started
- * again in the same user folder. What it recorded becomes the figures of ./figures.ts.
+ * messages at a steady rate, and n8n's processes stopped with SIGTERM every few seconds (and SIGKILLed) and
+ * started again. What it runs against (one n8n in regular mode, or a queue-mode cluster) and how a process is
+ * restarted are the targets' (./target.ts, ./queue.ts); what it recorded becomes the figures of ./figures.ts.
+ *
+ * One file (about 345 lines) on purpose: the sending, the restarts and the waits for replies are one
+ * timeline (each part of the messages waits for its restart, a kill waits for its burst's replies), which
+ * reads best in one function.
  */
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,18 +18,26 @@ import { DEMO_CREDENTIAL_NAME } from '../../dev/demo';
 import { EmulatorProcess } from '../../real-n8n/emulator-process';
 import type { ChaosView, WebhookView } from '../../real-n8n/emulator-process';
 import type { N8nInstall } from '../../real-n8n/install';
-import { installPackage } from '../../real-n8n/install';
 import type { Json } from '../../real-n8n/n8n';
-import { N8n } from '../../real-n8n/n8n';
 import { sleep, waitFor } from '../../real-n8n/processes';
 import { inSequence, pollingTrigger, sendMessage, webhookTrigger } from '../lib/workflow';
 import { computeFigures } from './figures';
-import type { Figures, ProcessWindow, Reply, SentUpdate } from './figures';
+import type { Figures, Reply, SentUpdate } from './figures';
+import { QueueTarget } from './queue';
+import { RegularTarget } from './target';
+import type { RestartRecord, SoakMode, SoakTarget } from './target';
 
 export type TriggerKind = 'webhook' | 'polling';
 
+/** The webhook trigger's Confirm Delivery (its option values; `whenStarted` is its default). */
+export type ConfirmDelivery = 'whenStarted' | 'afterRun';
+
 export interface SoakOptions {
 	trigger: TriggerKind;
+	/** regular: one n8n process; queue: main, 2 workers, 1 webhook process on Postgres and Redis (./queue.ts) */
+	mode: SoakMode;
+	/** the webhook trigger's Confirm Delivery */
+	confirmDelivery: ConfirmDelivery;
 	/** updates users send in all (the burst's included) */
 	updates: number;
 	/** updates per second in the steady part */
@@ -59,13 +72,15 @@ export interface SoakResult {
 	figures: Figures;
 	/** the burst: updates / seconds from its first message to its last reply */
 	throughput: { updates: number; seconds: number; updatesPerSecond: number; repliesPerSecond: number; complete: boolean } | null;
-	restarts: Array<{ by: 'SIGTERM' | 'SIGKILL'; atSecond: number; exitSeconds: number; downSeconds: number }>;
+	restarts: RestartRecord[];
 	chaos: ChaosView;
 	/** n8n's log lines that matter here, counted over every process */
 	n8nLog: Record<string, number>;
 	seconds: number;
 	/** the machine's load average (1 min) at the start and the end */
 	load: [number, number];
+	/** the highest load average (1 min) seen while it ran, read every second */
+	loadMax: number;
 }
 
 export const WORKFLOWS = ['Soak A', 'Soak B', 'Soak C'] as const;
@@ -74,13 +89,15 @@ const TRIGGER_NAME = 'Bot Trigger';
 const REPLY = /^(Soak [ABC]): (soak-\d+) #(\d+)$/;
 
 /** Trigger (version 2: `chat_id` and `text` on the item) → Send Message `<workflow name>: <text> #<execution id>` to the chat it came from. */
-function soakWorkflow(name: string, trigger: TriggerKind, credentialId: string, maxConnections: number): Json {
+function soakWorkflow(name: string, trigger: TriggerKind, credentialId: string, maxConnections: number, confirmDelivery: ConfirmDelivery): Json {
+	// The option's default is not written into the workflow, as the editor leaves it out.
+	const confirm = confirmDelivery === 'whenStarted' ? {} : { confirmDelivery };
 	const placed = { id: randomUUID(), name: TRIGGER_NAME, position: [0, 0] as [number, number], credentialId, typeVersion: 2 as const, updates: ['message'] };
 	return {
 		name,
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			trigger === 'webhook' ? webhookTrigger({ ...placed, webhookId: randomUUID(), options: { maxConnections, confirmDelivery: 'afterRun' } }) : pollingTrigger(placed),
+			trigger === 'webhook' ? webhookTrigger({ ...placed, webhookId: randomUUID(), options: { maxConnections, ...confirm } }) : pollingTrigger(placed),
 			sendMessage({ id: randomUUID(), name: 'Reply', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text: '={{ $workflow.name }}: {{ $json.text }} #{{ $execution.id }}' }),
 		],
 		connections: inSequence(TRIGGER_NAME, 'Reply'),
@@ -107,12 +124,14 @@ const LOG_MARKERS: Record<string, RegExp> = {
 	'problem with execution': /Problem with execution/,
 };
 
-function countLogMarkers(dir: string): Record<string, number> {
+function countLogMarkers(dirs: string[]): Record<string, number> {
 	const counts: Record<string, number> = Object.fromEntries(Object.keys(LOG_MARKERS).map((name) => [name, 0]));
-	for (const file of readdirSync(dir)) {
-		if (!file.endsWith('.log')) continue;
-		for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
-			for (const [name, pattern] of Object.entries(LOG_MARKERS)) if (pattern.test(line)) counts[name] += 1;
+	for (const dir of dirs) {
+		for (const file of readdirSync(dir)) {
+			if (!file.endsWith('.log')) continue;
+			for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
+				for (const [name, pattern] of Object.entries(LOG_MARKERS)) if (pattern.test(line)) counts[name] += 1;
+			}
 		}
 	}
 	return counts;
@@ -122,16 +141,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 	const { log } = options;
 	const started = Date.now();
 	const load0 = loadAverage();
+	let loadMax = load0;
+	const loadWatch = setInterval(() => {
+		loadMax = Math.max(loadMax, loadAverage());
+	}, 1000);
 	const emulator = await EmulatorProcess.start({
 		logFile: join(options.dir, 'emulator.log'),
 		// Telegram re-sends with growing waits; capped at 4 s here so a restart's backlog is not also a backoff.
 		retryBaseMs: 250,
 		args: ['--webhook-retry-max-ms', '4000'],
 	});
-	const userFolder = join(options.dir, 'user');
-	await installPackage(options.tarball, userFolder, options.install);
-	const n8n = new N8n({ install: options.install, userFolder, logDir: join(options.dir, 'logs'), ...(await N8n.ports()) });
-	const processes: ProcessWindow[] = [];
+	const target: SoakTarget = options.mode === 'queue' ? new QueueTarget(options.dir, options.install, options.tarball, options.trigger === 'webhook' ? 'webhook-1' : 'main') : new RegularTarget(options.dir, options.install, options.tarball);
+	const { processes } = target;
 	try {
 		// The chats the users write from: the demo private chat and more, one user each.
 		const chats: Array<{ chatId: string; userId: string }> = [{ chatId: emulator.demo.privateChatId, userId: emulator.demo.userId }];
@@ -140,23 +161,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			chats.push({ chatId: (await emulator.addPrivateChat(userId)).chatId, userId });
 		}
 
-		const startN8n = async (): Promise<void> => {
-			const window: ProcessWindow = { startedAt: Date.now(), readyAt: 0 };
-			processes.push(window);
-			await n8n.start();
-			window.readyAt = Date.now();
-		};
-		await startN8n();
-		log(`n8n ready in ${((processes[0].readyAt - processes[0].startedAt) / 1000).toFixed(1)} s; emulator at ${emulator.baseUrl}`);
-		await n8n.setupOwner();
-		const credential = await n8n.request('POST', '/rest/credentials', {
+		await target.start(emulator.baseUrl);
+		log(`n8n (${options.mode} mode) ready in ${((processes[0].readyAt - processes[0].startedAt) / 1000).toFixed(1)} s; emulator at ${emulator.baseUrl}`);
+		const api = target.api();
+		const credential = await api.request('POST', '/rest/credentials', {
 			name: DEMO_CREDENTIAL_NAME,
 			type: 'serviceBotApi',
-			data: { accessToken: emulator.demo.token, baseUrl: emulator.baseUrl },
+			data: { accessToken: emulator.demo.token, baseUrl: target.serviceBaseUrl(emulator.baseUrl) },
 		});
 		for (const [index, name] of WORKFLOWS.entries()) {
-			const created = await n8n.createWorkflow(soakWorkflow(name, options.trigger, String(credential.id), options.maxConnections));
-			await n8n.activate(String(created.id));
+			const created = await api.createWorkflow(soakWorkflow(name, options.trigger, String(credential.id), options.maxConnections, options.confirmDelivery));
+			await api.activate(String(created.id));
 			if (options.trigger === 'webhook') {
 				await waitFor(`"${name}" to join the bot's webhook`, async () => listenerCount(await emulator.webhook()) === index + 1, { limitMs: 60_000 });
 			}
@@ -191,11 +206,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		const placedReplies = async (): Promise<Reply[]> => {
 			const all = await replies();
 			// n8n was restarted since the set-up: its REST API wants a new session.
-			await n8n.login();
-			const times = await n8n.executionTimes(all.map((reply) => reply.executionId));
+			const api = target.api();
+			await api.login();
+			const times = await api.executionTimes(all.map((reply) => reply.executionId));
 			return all.map((reply) => {
 				const createdAt = times.get(reply.executionId)?.createdAt;
-				return { ...reply, createdAt: createdAt !== undefined && Number.isFinite(createdAt) ? createdAt : undefined };
+				const placed: Reply = { ...reply, createdAt: createdAt !== undefined && Number.isFinite(createdAt) ? createdAt : undefined };
+				const receiver = target.receiverOf(placed);
+				return receiver === undefined ? placed : { ...placed, process: receiver };
 			});
 		};
 		const pairsAnswered = (list: Reply[], texts: Set<string>): number => new Set(list.filter((r) => texts.has(r.text)).map((r) => `${r.workflow}:${r.text}`)).size;
@@ -235,59 +253,45 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		// The restarts: one per `restartEvery` seconds of nominal sending (updates / rate), at least one; with
 		// --kill-once at least two, the second a SIGKILL (a SIGTERM restart comes first).
 		const nominalSeconds = remaining / options.rate;
-		const restartCount = options.restartEvery > 0 ? Math.max(options.killOnce ? 2 : 1, Math.floor(nominalSeconds / options.restartEvery)) : 0;
-		const killAt = options.killOnce ? 2 : 0;
+		const restartCount = options.restartEvery > 0 ? Math.max(target.minimumRestarts(options.killOnce), Math.floor(nominalSeconds / options.restartEvery)) : 0;
 		// The updates go out in restartCount + 1 equal parts at `rate`; a part sent before its restart came waits for
 		// that restart's signal, so every restart has updates on their way around it however long restarts take.
+		// A kill the target wants mid-burst (queue mode) instead gets its part at once, and comes once a quarter
+		// of that part's replies arrived (at most 20 s later), so that it hits executions running and queued.
 		const signalled: Array<() => void> = [];
 		const signals = Array.from({ length: restartCount }, () => new Promise<void>((resolve) => signalled.push(resolve)));
+		const partDone: Array<() => void> = [];
+		const partsDone = Array.from({ length: restartCount + 1 }, () => new Promise<void>((resolve) => partDone.push(resolve)));
 		const sending = (async () => {
 			let next = Date.now();
 			for (let part = 0; part <= restartCount; part++) {
 				const size = Math.floor(((part + 1) * remaining) / (restartCount + 1)) - Math.floor((part * remaining) / (restartCount + 1));
+				const atOnce = part > 0 && target.killsMidBurst(part, options.killOnce);
 				for (let i = 0; i < size; i++) {
-					if (next > Date.now()) await sleep(next - Date.now());
+					if (!atOnce && next > Date.now()) await sleep(next - Date.now());
 					next = Math.max(next, Date.now() - 1000) + 1000 / options.rate;
 					await send();
 				}
+				partDone[part]();
 				if (part < restartCount) await signals[part];
 			}
 		})();
 		for (let k = 1; k <= restartCount; k++) {
-			// On schedule, but never before the process has been up for 10 s (a restart can take longer than the interval).
-			const at = Math.max(steadyStart + k * options.restartEvery * 1000, processes[processes.length - 1].readyAt + 10_000);
+			// On schedule, but never before the last process started has been up for 10 s (a restart can take longer than the interval).
+			const at = Math.max(steadyStart + k * options.restartEvery * 1000, Math.max(...processes.map((p) => p.readyAt)) + 10_000);
 			if (at > Date.now()) await sleep(at - Date.now());
-			const by = k === killAt ? 'SIGKILL' : 'SIGTERM';
-			const current = processes[processes.length - 1];
-			current.stoppedBy = by;
-			current.signalAt = Date.now();
 			signalled[k - 1]();
-			const pid = n8n.serverPid();
-			if (by === 'SIGKILL') {
-				await n8n.kill();
-			} else if (pid !== undefined) {
-				// SIGTERM to n8n itself, as `docker stop` does; its graceful shutdown gets its 30 s and more.
-				process.kill(pid, 'SIGTERM');
-				await waitFor('n8n to exit after SIGTERM', () => {
-					try {
-						process.kill(pid, 0);
-						return false;
-					} catch {
-						return true;
-					}
-				}, { limitMs: 90_000, intervalMs: 100 });
-				await n8n.stop(); // what it started (its task runner), if anything is left
+			if (target.killsMidBurst(k, options.killOnce)) {
+				const before = sent.length;
+				await partsDone[k];
+				const part = new Set(sent.slice(before).map((u) => u.text));
+				const quarter = Math.ceil((part.size * WORKFLOWS.length) / 4);
+				const until = Date.now() + 20_000;
+				while (pairsAnswered(await replies(), part) < quarter && Date.now() < until) await sleep(100);
 			}
-			current.exitedAt = Date.now();
-			await startN8n();
-			const next = processes[processes.length - 1];
-			restarts.push({
-				by,
-				atSecond: Math.round((current.signalAt - started) / 1000),
-				exitSeconds: (current.exitedAt - current.signalAt) / 1000,
-				downSeconds: (next.readyAt - current.signalAt) / 1000,
-			});
-			log(`${by} at ${((current.signalAt - steadyStart) / 1000).toFixed(0)} s of the steady part: exited after ${((current.exitedAt - current.signalAt) / 1000).toFixed(1)} s, ready again ${((next.readyAt - current.signalAt) / 1000).toFixed(1)} s after the signal`);
+			const record = await target.restart(k, options.killOnce, started);
+			restarts.push(record);
+			log(`${record.by} to ${record.role} at ${(record.atSecond - (steadyStart - started) / 1000).toFixed(0)} s of the steady part: exited after ${record.exitSeconds.toFixed(1)} s, ready again ${record.downSeconds.toFixed(1)} s after the signal`);
 		}
 		await sending;
 		log(`all ${sent.length} updates sent; waiting for the replies (until ${options.drainQuietMs / 1000} s pass without one)`);
@@ -314,10 +318,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 		// The raw records, to look into a figure afterwards (which process sent what, when each push was tried).
 		writeFileSync(
 			join(options.dir, 'records.json'),
-			JSON.stringify({ processes, sent, replies: placed, pushes: await emulator.pushes(), sendMessageCalls: (await emulator.calls('sendMessage')).map(({ seq, status, at, body }) => ({ seq, status, at, chat_id: body.chat_id, text: body.text })) }),
+			JSON.stringify({
+				processes,
+				sent,
+				replies: placed,
+				pushes: await emulator.pushes(),
+				sendMessageCalls: (await emulator.calls('sendMessage')).map(({ seq, status, at, body }) => ({ seq, status, at, chat_id: body.chat_id, text: body.text })),
+				...(await target.records()),
+			}),
 		);
-		await n8n.stop();
-		processes[processes.length - 1].exitedAt = Date.now();
+		const logDirs = target.logDirs();
+		await target.stop();
 		const shown: SoakResult['options'] = { ...options };
 		for (const key of ['install', 'tarball', 'log']) delete (shown as Record<string, unknown>)[key];
 		return {
@@ -326,12 +337,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			throughput,
 			restarts,
 			chaos,
-			n8nLog: countLogMarkers(join(options.dir, 'logs')),
+			n8nLog: countLogMarkers(logDirs),
 			seconds: (Date.now() - started) / 1000,
 			load: [load0, loadAverage()],
+			loadMax,
 		};
 	} finally {
-		await n8n.stop();
+		clearInterval(loadWatch);
+		await target.stop();
 		await emulator.stop();
 	}
 }
