@@ -24,11 +24,10 @@ import type { ReadItem } from './kind';
 import type { Param } from './param';
 
 
-/** What one node run has seen: the saved parameters, per field path its Fixed text that looks like an expression ('' for none), and the fields looked at for a stray `}}`. */
+/** What one node run has seen: the saved parameters, and per field path looked at its Fixed text that looks like an expression ('' for none). */
 interface RunSeen {
 	readonly parameters: INodeParameters;
 	readonly fixedTexts: Map<string, string>;
-	readonly strayLooked: Set<string>;
 }
 
 // Keyed by the run's context, which n8n creates anew for every run of the node.
@@ -37,7 +36,7 @@ const runs = new WeakMap<IExecuteFunctions, RunSeen>();
 function seenIn(ctx: IExecuteFunctions): RunSeen {
 	let seen = runs.get(ctx);
 	if (!seen) {
-		seen = { parameters: ctx.getNode().parameters, fixedTexts: new Map(), strayLooked: new Set() };
+		seen = { parameters: ctx.getNode().parameters, fixedTexts: new Map() };
 		runs.set(ctx, seen);
 	}
 	return seen;
@@ -89,26 +88,23 @@ function takesFreeText(param: Param): boolean {
  */
 export function checkFixedValue(item: ReadItem, param: Param, path: string): void {
 	const seen = seenIn(item.ctx);
-	if (!seen.strayLooked.has(path)) {
-		seen.strayLooked.add(path);
-		const saved = savedAt(seen.parameters, path);
-		const stray = typeof saved === 'string' && saved.startsWith('=') && takesFreeText(param) ? strayClosing(saved.slice(1)) : undefined;
-		if (stray !== undefined) {
-			item.ctx.addExecutionHints({
-				message: `${param.displayName}: the expression has a }} outside {{ }} (in ${show(stray)}), so every message shows it. n8n's editor closes a typed {{ by itself: delete the extra }}.`,
-				type: 'warning',
-				location: 'outputPane',
-			});
-		}
-	}
 	let text = seen.fixedTexts.get(path);
 	if (text === undefined) {
+		// The field's first look in this run: its saved value is read once, for both mistakes.
 		const saved = savedAt(seen.parameters, path);
 		text = fixedLooksLikeExpression(saved) ? saved : '';
 		seen.fixedTexts.set(path, text);
 		if (text !== '' && takesFreeText(param)) {
 			item.ctx.addExecutionHints({
 				message: `${param.displayName}: ${show(text)} is in Fixed mode, so it was sent as this text, braces included. To fill it in from the input, ${SWITCH_TO_EXPRESSION}.`,
+				type: 'warning',
+				location: 'outputPane',
+			});
+		}
+		const stray = typeof saved === 'string' && saved.startsWith('=') && takesFreeText(param) ? strayClosing(saved.slice(1)) : undefined;
+		if (stray !== undefined) {
+			item.ctx.addExecutionHints({
+				message: `${param.displayName}: the expression has a }} outside {{ }} (in ${show(stray)}), so every message shows it. n8n's editor closes a typed {{ by itself: delete the extra }}.`,
 				type: 'warning',
 				location: 'outputPane',
 			});
