@@ -138,6 +138,8 @@ async function publishRefusal(n8n: N8n, workflowId: string, versionId: string, t
  * attempts.
  */
 const wrongTokenRefused: Scenario = {
+	// The polled-bot conflict must be refused within 10 s (n8n's own retries take ≥ 15 s).
+	alone: true,
 	name: 'publishing with a wrong token is refused naming the credential in the words of its test: the webhook trigger at its first attempt, the polling trigger after n8n 2.41\'s own retries; a webhook trigger on a polled bot is refused at its first attempt too',
 	async run(ctx) {
 		const emulator = await ctx.emulator();

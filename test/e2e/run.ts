@@ -1,18 +1,19 @@
 /**
  * `npm run test:e2e`: packs the built package, installs it into real n8n 2.41.1 the way n8n installs
- * community packages, and runs the scenarios of ./scenarios.ts one after another, each in fresh n8n
+ * community packages, and runs the scenarios of ./scenarios.ts, two at a time, each in fresh n8n
  * user folders. Output: test/output/e2e/<scenario>/ (logs, user folders of failed scenarios) and
  * test/output/screenshots/*.png.
  *
- * Usage: ts-node test/e2e/run.ts [numbers or words to select scenarios…] [--keep]
- *   --keep  keep the n8n user folders of passed scenarios too
+ * Usage: ts-node test/e2e/run.ts [numbers or words to select scenarios…] [--keep] [--parallel=N]
+ *   --keep        keep the n8n user folders of passed scenarios too
+ *   --parallel=N  scenarios at a time (default 2, or SERVICE_BOT_E2E_PARALLEL; lib/runner.ts)
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { N8N_VERSION, ROOT, pack, provision } from '../real-n8n/install';
 import { stopAll, stopAllOnExit } from '../real-n8n/processes';
-import { runScenarios, selectScenarios } from './lib/runner';
+import { parallelism, runScenarios, selectScenarios } from './lib/runner';
 import { SCENARIOS } from './scenarios';
 
 const OUTPUT = join(ROOT, 'test', 'output');
@@ -32,7 +33,7 @@ async function main(): Promise<number> {
 	const tarball = await pack(join(e2eDir, 'pack'));
 	process.stdout.write(`e2e: n8n ${N8N_VERSION} from ${install.cache}; package ${tarball}\n`);
 
-	const failed = await runScenarios({ label: 'e2e', chosen, install, tarball, outputDir: e2eDir, screenshotDir, keep: args.includes('--keep'), started });
+	const failed = await runScenarios({ label: 'e2e', chosen, install, tarball, outputDir: e2eDir, screenshotDir, keep: args.includes('--keep'), started, parallel: parallelism(args, 2) });
 	return failed === 0 ? 0 : 1;
 }
 

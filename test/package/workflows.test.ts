@@ -26,8 +26,12 @@ test('a broken workflow (an undefined expression context, a job without steps) g
 test('the CI workflow runs every command .ci/run runs (its jobs in parallel), each set-up order included', () => {
 	const ci = readFileSync(join(WORKFLOWS_DIR, 'ci.yml'), 'utf8');
 	const local = readFileSync(join(WORKFLOWS_DIR, '..', '..', '.ci', 'run'), 'utf8');
-	// The commands of .ci/run: its npm commands and the check of `npm run dev`.
-	const commands = [...local.matchAll(/^\s*(npm (?:test|run [\w:]+(?: -- .*)?)|bash \.ci\/check-dev\.sh)\s*$/gm)].map((match) => match[1].trim());
+	// The commands of .ci/run: its npm commands and the check of `npm run dev`, each at the start of a
+	// line or of a step of a subshell (`(a && b) >log &`); not in comments or printed messages.
+	const commandLines = local.split('\n').filter((line) => !/^\s*(#|echo |step )/.test(line));
+	const commands = commandLines.flatMap((line) =>
+		[...line.matchAll(/(?:^|\(|&&)\s*(npm (?:test|run [\w:]+(?: -- [^)>&]*)?)|bash \.ci\/check-dev\.sh)/g)].map((match) => match[1].trim()),
+	);
 	expect(commands).toEqual(expect.arrayContaining(['npm test', 'npm run test:e2e', 'npm run test:e2e:oldest', 'npm run test:e2e:queue']));
 	expect(commands.find((command) => command.startsWith('npm run soak'))).toBeDefined();
 	for (const command of new Set(commands)) expect({ command, inWorkflow: ci.includes(command) }).toEqual({ command, inWorkflow: true });

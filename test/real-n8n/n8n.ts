@@ -82,6 +82,9 @@ export class N8n {
 		return {
 			...process.env,
 			PATH: `${install.nodeBinDir}:${process.env.PATH ?? ''}`,
+			// Node's on-disk cache of compiled modules, beside the n8n it serves: an n8n boot is mostly
+			// loading its modules (measured on 2.41.1: 6.4 s → 5.3 s a boot, every CLI command included).
+			NODE_COMPILE_CACHE: join(install.cache, 'compile-cache'),
 			// n8n itself: local only, quiet, nothing phoned home.
 			N8N_USER_FOLDER: userFolder,
 			N8N_PORT: String(port),

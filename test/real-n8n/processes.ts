@@ -3,6 +3,7 @@
  * (`detached`), so stopping it also stops what it started (n8n's task runner, ts-node's node).
  * `stopAll()` runs on SIGINT / SIGTERM / SIGHUP and, as a last resort, synchronously on exit.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
@@ -40,6 +41,33 @@ export interface SpawnOptions {
 }
 
 const running = new Set<Proc>();
+
+/**
+ * The processes started within one `withOwnProcesses` call (and what it awaits), so that scenarios
+ * running side by side each stop only their own (`stopOwn`).
+ */
+const owners = new AsyncLocalStorage<Set<Proc>>();
+
+/** Runs `work`; every process it starts is its own, for `stopOwn`. */
+export function withOwnProcesses<T>(work: () => Promise<T>): Promise<T> {
+	return owners.run(new Set<Proc>(), work);
+}
+
+/** Stops the processes started within the current `withOwnProcesses` (every process outside one). */
+export async function stopOwn(graceMs?: number): Promise<void> {
+	const own = owners.getStore();
+	if (!own) return stopAll(graceMs);
+	const procs = [...own].reverse();
+	await Promise.all(procs.map((proc) => stopProc(proc, graceMs)));
+}
+
+/** The `withOwnProcesses` set each process was started in. */
+const ownerOf = new WeakMap<Proc, Set<Proc>>();
+
+function forget(proc: Proc): void {
+	running.delete(proc);
+	ownerOf.get(proc)?.delete(proc);
+}
 
 function groupAlive(pid: number): boolean {
 	try {
@@ -124,9 +152,14 @@ export function spawnProc(name: string, command: string, args: string[], options
 		onLine: (listener) => listeners.push(listener),
 	};
 	running.add(proc);
+	const own = owners.getStore();
+	if (own) {
+		own.add(proc);
+		ownerOf.set(proc, own);
+	}
 	// Forget it only when its whole process group is gone (see stopProc).
 	void exited.then(() => {
-		if (!groupAlive(pid)) running.delete(proc);
+		if (!groupAlive(pid)) forget(proc);
 	});
 	return proc;
 }
@@ -165,7 +198,7 @@ export async function stopProc(proc: Proc, graceMs = 20_000): Promise<void> {
 		}
 	}
 	if (!proc.hasExited()) await proc.exited;
-	running.delete(proc);
+	forget(proc);
 }
 
 /** SIGKILL to the process group at once, as a crash or the kernel's OOM killer: nothing gets to shut down. */
@@ -173,7 +206,7 @@ export async function killProc(proc: Proc): Promise<void> {
 	signalGroup(proc.pid, 'SIGKILL');
 	while (groupAlive(proc.pid)) await sleep(50);
 	if (!proc.hasExited()) await proc.exited;
-	running.delete(proc);
+	forget(proc);
 }
 
 /** Stops every process started through spawnProc that is still running, the newest first. */
@@ -223,8 +256,23 @@ export function stopAllOnExit(onSignal?: (signal: NodeJS.Signals) => void): void
 	});
 }
 
-/** A TCP port that is free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
+/**
+ * Ports handed out in this run: a port freed by its test probe could be handed out again before the
+ * process it was meant for binds it, and scenarios running side by side ask at the same time.
+ */
+const handedOut = new Set<number>();
+
+/** A TCP port that is free on 127.0.0.1 right now, never one handed out before in this run. */
+export async function freePort(): Promise<number> {
+	for (;;) {
+		const port = await probeFreePort();
+		if (handedOut.has(port)) continue;
+		handedOut.add(port);
+		return port;
+	}
+}
+
+function probeFreePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
 		server.unref();

@@ -25,6 +25,10 @@ if [ "$version" != "$pinned" ]; then
 fi
 cache="${SERVICE_BOT_N8N_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/n8n-nodes-service-bot/n8n-$version}"
 mkdir -p "$cache"
+# One install at a time per cache folder: CI runs its two set-up orders side by side, and both may
+# reach this on a machine without n8n. The second waits here, then finds it installed.
+exec 9>"$cache.lock"
+flock 9
 stamp_of() { cat "$manifest/package.json" "$manifest/package-lock.json" 2>/dev/null | sha256sum | cut -c1-16 || true; }
 stamp="$(stamp_of)"
 if [ -f "$cache/.provisioned" ] && [ "$(cat "$cache/.provisioned")" = "$stamp" ]; then

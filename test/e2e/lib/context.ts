@@ -26,12 +26,14 @@ export class ScenarioContext {
 		/** This scenario's folder (user folders, logs). */
 		readonly dir: string,
 		readonly screenshotDir: string,
+		/** Where its progress lines go (the runner's: at once, or kept until the scenario ends when scenarios run side by side). */
+		readonly write: (text: string) => void = (text) => process.stdout.write(text),
 	) {}
 
 	/** A progress line, with the seconds since the scenario started. */
 	log(message: string): void {
 		const seconds = ((Date.now() - this.started) / 1000).toFixed(1).padStart(5);
-		process.stdout.write(`    ${seconds}s  ${message}\n`);
+		this.write(`    ${seconds}s  ${message}\n`);
 	}
 
 	/** Runs `cleanup` when the scenario ends, passed or failed (newest first). */
@@ -44,7 +46,7 @@ export class ScenarioContext {
 			try {
 				await cleanup();
 			} catch (error) {
-				process.stdout.write(`    clean-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
+				this.write(`    clean-up failed: ${error instanceof Error ? error.message : String(error)}\n`);
 			}
 		}
 		this.cleanups.length = 0;

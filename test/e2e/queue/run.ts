@@ -17,7 +17,7 @@ import { join } from 'node:path';
 
 import { N8N_VERSION, ROOT, pack, provision } from '../../real-n8n/install';
 import { stopAll, stopAllOnExit } from '../../real-n8n/processes';
-import { runScenarios, selectScenarios } from '../lib/runner';
+import { parallelism, runScenarios, selectScenarios } from '../lib/runner';
 import { runBench } from './bench';
 import { DUPLICATE_WINDOW_WITH_REMOVE_DUPLICATES, POLLING_THROUGH_CRASHES, QUEUE_SCENARIOS, WEBHOOK_PROCESS_THROUGH_CRASHES } from './scenarios';
 
@@ -57,6 +57,7 @@ async function main(): Promise<number> {
 		screenshotDir: join(outputDir, 'screenshots'),
 		keep: args.includes('--keep'),
 		started,
+		parallel: parallelism(args, 1),
 	});
 	return failed === 0 ? 0 : 1;
 }
