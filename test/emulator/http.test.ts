@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { startEmulator } from './index';
 import type { DemoData, Emulator, Message, RecordedCall, StoredMessage, Update } from './index';
 import { call, fails, ok, startReceiver } from './helpers';
@@ -211,4 +211,32 @@ describe('control API over HTTP', () => {
 		expect((await control('GET', '/no/such/route')).status).toBe(404);
 		expect((await control('GET', '/chats/unknown-chat/history')).status).toBe(404);
 	});
+});
+
+describe('connections', () => {
+	// A client (undici, n8n's HTTP helpers) keeps an idle connection about 4 s and reuses it. A server
+	// that drops idle connections sooner races a reuse: under load the client sends on a connection the
+	// server has just closed (ECONNRESET). Front servers such as nginx keep them 75 s.
+	it('keeps an idle connection open longer than a client keeps it (a request 6 s after the last one on the same connection is answered)', async () => {
+		const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+		const u = new URL(emu.baseUrl);
+		const get = (): Promise<{ status: number; socket: unknown }> =>
+			new Promise((resolve, reject) => {
+				const req = httpRequest({ host: u.hostname, port: u.port, method: 'GET', path: `/bot${d.token}/getWebhookInfo`, agent }, (res) => {
+					res.resume();
+					res.on('end', () => resolve({ status: res.statusCode ?? 0, socket: req.socket }));
+				});
+				req.on('error', reject);
+				req.end();
+			});
+		try {
+			const first = await get();
+			await new Promise((resolve) => setTimeout(resolve, 6_000));
+			const second = await get();
+			expect([first.status, second.status]).toEqual([200, 200]);
+			expect(second.socket).toBe(first.socket);
+		} finally {
+			agent.destroy();
+		}
+	}, 15_000);
 });

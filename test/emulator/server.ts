@@ -323,6 +323,10 @@ class EmulatorImpl implements Emulator {
 				sendJson(res, 500, { ok: false, error_code: 500, description: 'Internal Server Error' });
 			});
 		});
+		// Idle connections stay open 75 s, as the service's front (nginx's default) keeps them: longer than
+		// any client keeps one for reuse (undici about 4 s), so a client never sends on a connection the
+		// server has just dropped (Node's default, 5 s, races a reuse under load: ECONNRESET).
+		this.server.keepAliveTimeout = 75_000;
 		const host = this.options.host ?? '127.0.0.1';
 		await new Promise<void>((resolve, reject) => {
 			this.server.once('error', reject);
