@@ -120,6 +120,23 @@ function listItemOf(line: string): { indent: number; marker: string; content: st
 	return { indent, marker: line.slice(start, end), content: line.slice(content) };
 }
 
+/**
+ * Whether the last line of `markdown` is inside a code fence opened above it and not closed: code,
+ * shown as written (a streamed answer holds nothing of it back).
+ */
+export function lastLineInFence(markdown: string): boolean {
+	const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
+	let open: { char: string; length: number } | undefined;
+	for (let index = 0; index < lines.length - 1; index++) {
+		if (open) {
+			if (closesFence(lines[index], open)) open = undefined;
+		} else {
+			open = fenceOf(lines[index]);
+		}
+	}
+	return open !== undefined;
+}
+
 /** Markdown → the service's HTML (see the top of this file). */
 export function markdownToHtml(markdown: string): string {
 	const lines = markdown.replace(/\r\n?/g, '\n').split('\n');

@@ -7,7 +7,7 @@
  * tests drive it with a fake clock and a fake service.
  */
 import type { AnswerPart } from './answerText';
-import { answerParts, plainPart } from './answerText';
+import { answerParts, plainPart, shownSoFar } from './answerText';
 
 /** A request that shows the newest text: a new message for a part not posted yet, an edit, or a message no longer needed. */
 export type StreamRequest =
@@ -57,8 +57,10 @@ export class AnswerStream {
 	}
 
 	private parts(): AnswerPart[] {
-		// Converted once per text: next() is asked again and again between requests.
-		if (this.target.markdown !== this.markdown) this.target = { markdown: this.markdown, parts: answerParts(this.markdown, this.limit) };
+		// Converted once per text: next() is asked again and again between requests. While the answer is
+		// still being written, its unfinished markup is held back (never shown as raw `*` or `` ` ``).
+		const markdown = this.closed ? this.markdown : shownSoFar(this.markdown);
+		if (this.target.markdown !== markdown) this.target = { markdown, parts: answerParts(markdown, this.limit) };
 		return this.target.parts.map((part, index) => (this.plain.has(index) ? plainPart(part) : part));
 	}
 

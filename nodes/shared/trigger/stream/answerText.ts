@@ -7,7 +7,8 @@
  * nothing it did not see opened and escapes the rest, so half-written Markdown never fails or shows
  * tags.
  */
-import { markdownToHtml } from '../../markdown/blocks';
+import { lastLineInFence, markdownToHtml } from '../../markdown/blocks';
+import { unfinishedFrom } from '../../markdown/inline';
 import { visibleText } from '../../markdown/html';
 import { LIMITS } from '../../spec';
 import { splitText } from '../../splitText';
@@ -45,6 +46,41 @@ export function answerParts(markdown: string, limit: number = LIMITS.messageText
 		: plainParts(visibleText(html), limit);
 	return parts.filter((part) => !blank(part));
 }
+
+/**
+ * What of an answer still being written to show now: all of it but its last line's unfinished markup
+ * (an emphasis, code span or link opened and not yet closed), which the converter would show as its
+ * raw characters (`*emphasis`) until the model closes it. The line is held back from there until the
+ * next words complete it, or the answer ends (then all of it is shown, `answerParts` of the whole).
+ * A line inside an open code fence is code: nothing is held back.
+ */
+export function shownSoFar(markdown: string): string {
+	const lineStart = markdown.lastIndexOf('\n') + 1;
+	let line = markdown.slice(lineStart);
+	if (lastLineInFence(markdown)) {
+		// Code as written, but for a closing fence being typed (`` ` `` before ```), which shows nothing at the end.
+		const fenceSoFar = line.trim();
+		const closing = fenceSoFar !== '' && (/^`+$/.test(fenceSoFar) || /^~+$/.test(fenceSoFar));
+		return closing ? markdown.slice(0, lineStart) : markdown;
+	}
+	// A block's marker with nothing after it yet (`-`, `1.`, `#`, `>`): shown as written until its text
+	// comes, then as a list item, a heading or a quote.
+	if (BARE_BLOCK_MARKER.test(line.trimStart())) return markdown.slice(0, lineStart);
+	// Cut before its unfinished markup, the rest may lose the closer of a pair that opened before the
+	// cut (`**a *b**` → `**a `): cut again, a few times, then hold the whole line back.
+	for (let cuts = 0; cuts < UNFINISHED_CUTS; cuts++) {
+		const from = unfinishedFrom(line);
+		if (from === undefined) return markdown.slice(0, lineStart) + line;
+		line = line.slice(0, from);
+	}
+	return unfinishedFrom(line) === undefined ? markdown.slice(0, lineStart) + line : markdown.slice(0, lineStart);
+}
+
+/** A list item's, heading's or quote's marker alone on its line (linear: no nested repetition). */
+const BARE_BLOCK_MARKER = /^(?:[-*+>]|#{1,6}|\d{1,9}[.)]?)$/;
+
+/** How many times a streamed line is cut before its unfinished markup before it is held back whole. */
+const UNFINISHED_CUTS = 4;
 
 /** A part as plain text: what is sent when the service refuses its HTML after all (as Send Message does). */
 export function plainPart(part: AnswerPart): AnswerPart {

@@ -8,9 +8,9 @@
  * test/nodes/shared/markdown.hostile.test.ts measures: no wall-clock upper bound on the whole).
  */
 
-import { answerParts } from '../../../../../nodes/shared/trigger/stream/answerText';
+import { answerParts, shownSoFar } from '../../../../../nodes/shared/trigger/stream/answerText';
 import { useEmulator } from '../../../../harness/emulator-suite';
-import { msPerRun } from '../../../../harness/growth';
+import { BUDGET_PER_CHAR_MS, MAX_GROWTH_8X, growth, msPerRun, showSizes } from '../../../../harness/growth';
 
 const suite = useEmulator();
 
@@ -94,4 +94,32 @@ test('converting a growing hostile answer takes time linear in its length (time 
 	const shown = sizes.map(({ length, ms }) => `${length} chars: ${ms.toFixed(3)} ms`).join(', ');
 	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < 30, times: shown }).toMatchObject({ under: true });
 	for (const { length, ms } of sizes) expect(ms / length).toBeLessThan(0.05);
+});
+
+/** Lines a model could leave unfinished, growing: openers never closed, pairs cut by a later opener, half links, backtick runs. */
+const UNFINISHED_LINES: Array<[string, (n: number) => string]> = [
+	['openers never closed', (n) => 'a *b _c '.repeat(n)],
+	['pairs each cut by an opener after them', (n) => '**a *b** '.repeat(n)],
+	['half links', (n) => '[label](https://exa '.repeat(n)],
+	['backtick runs of growing length', (n) => Array.from({ length: n }, (_, index) => '`'.repeat((index % 7) + 1) + ' x ').join('')],
+];
+
+test.each(UNFINISHED_LINES)('what a streamed answer shows of its last line takes time linear in the line (%s)', async (_family, make) => {
+	const { ratio, sizes } = await growth((line) => shownSoFar(`Intro\n\n${line}`), make);
+	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, sizes: showSizes(sizes) }).toMatchObject({ under: true });
+	const largest = sizes[sizes.length - 1];
+	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
+});
+
+test('a streamed answer holds back only its last line’s unfinished markup, a bare block marker and a closing fence being typed', () => {
+	expect(shownSoFar('Done line.\nHere is *emphasis')).toBe('Done line.\nHere is ');
+	expect(shownSoFar('Here is *emphasis* and more')).toBe('Here is *emphasis* and more');
+	expect(shownSoFar('a `code')).toBe('a ');
+	expect(shownSoFar('see [the docs](https://exa')).toBe('see ');
+	expect(shownSoFar('see [the docs]')).toBe('see ');
+	expect(shownSoFar('2 * 3 and snake_case stay')).toBe('2 * 3 and snake_case stay');
+	expect(shownSoFar('**a *b** c')).toBe('');
+	expect(shownSoFar('Items:\n-')).toBe('Items:\n');
+	expect(shownSoFar('```\nconst a = 2 * 3; // *x\n``')).toBe('```\nconst a = 2 * 3; // *x\n');
+	expect(shownSoFar('```\nconst a = *x')).toBe('```\nconst a = *x');
 });
