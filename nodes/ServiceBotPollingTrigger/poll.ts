@@ -257,7 +257,8 @@ class PollingMember implements FeedMember {
 	 * an update within one n8n process, and a restarted n8n (new id) runs an update whose execution
 	 * crashed with the old one instead of losing it. The price: an update whose execution ran but was
 	 * not yet acknowledged when n8n was killed runs again after the restart (twice across processes,
-	 * never within one). Older n8n ignores the key.
+	 * never within one). Older n8n ignores the key. `together`: the updates a gathered item stands for
+	 * (its output is a file's when any of them carries one).
 	 */
 	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number, first = updateId, together: readonly ReceivedUpdate[] = [update]): void {
 		const deduplicationKey = `service-bot:${this.environment.windowKey}:${PROCESS_ID}:${updateId}`;

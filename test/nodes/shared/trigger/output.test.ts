@@ -2,7 +2,8 @@
  * What a trigger's item holds, by node version. Version 2 (new nodes) puts `sessionId` (the chat) and
  * `chatInput` (the text or caption; a click's data) on every item — the fields n8n's AI Agent
  * (`$json.chatInput`) and memory nodes (`$json.sessionId`) read in their automatic modes — and adds the
- * handy fields unless they are turned off. Version 1 (saved workflows) keeps its output.
+ * handy fields unless they are turned off. Version 1 (saved workflows) keeps its output. Version 3
+ * gives Separate Outputs by Kind a Files output; versions 1 and 2 keep their three outputs.
  */
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
