@@ -37,7 +37,7 @@ async function withChatModel(ctx: ScenarioContext, options: ChatModelOptions = {
 }
 
 const aiSupportBot: Scenario = {
-	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool (on n8n 2.x once the customer approves it in the chat: Human Review), answers a photo and a text sent with it together, and three quick messages are one run; then a voice note through n8n's Transcribe + AI Agent on the stand-in model (the voice bot example)",
+	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool (on n8n 2.x once the customer approves it in the chat: Human Review), answers a photo and a text sent with it together, and three quick messages are one run; then a voice note through n8n's Transcribe + AI Agent on the stand-in model, and a typed text straight to the agent (the voice bot example)",
 	async run(ctx: ScenarioContext) {
 		const { emulator, model, n8n, credentialId, modelCredentialId } = await withChatModel(ctx);
 		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
@@ -181,7 +181,13 @@ const aiSupportBot: Scenario = {
 			return runs.length === 2 && runs.every(hasEnded) ? runs : undefined;
 		}, { limitMs: 60_000 });
 		assert.deepEqual(voiceRuns.map((execution) => execution.status), ['success', 'success']);
-		ctx.log(`the voice bot example: two voice notes → Transcribe (whisper-1, multipart) → AI Agent on /v1/responses with memory → "${String(again.text)}"`);
+		// A typed text: the trigger's Messages output goes to the agent directly, no transcription.
+		const countBeforeText = (await botMessages()).length;
+		await emulator.userSends('hello');
+		const typed = await waitFor('the answer to a typed text', async () => (await botMessages())[countBeforeText], { limitMs: 60_000 });
+		assert.equal(typed.text, 'You said: hello', 'the voice bot answers a typed text too');
+		assert.equal(model.transcriptions.length, 2, 'a typed text is not transcribed');
+		ctx.log(`the voice bot example: two voice notes → Transcribe (whisper-1, multipart) → AI Agent on /v1/responses with memory → "${String(again.text)}"; a text → "${String(typed.text)}"`);
 	},
 };
 
