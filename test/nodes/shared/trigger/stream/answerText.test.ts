@@ -10,7 +10,7 @@
 
 import { answerParts, shownSoFar } from '../../../../../nodes/shared/trigger/stream/answerText';
 import { useEmulator } from '../../../../harness/emulator-suite';
-import { BUDGET_PER_CHAR_MS, MAX_GROWTH_8X, growth, msPerRun, showSizes } from '../../../../harness/growth';
+import { BUDGET_PER_CHAR_MS, MAX_GROWTH_8X, growth, showSizes } from '../../../../harness/growth';
 
 const suite = useEmulator();
 
@@ -82,18 +82,13 @@ test('a prefix that shows nothing yet (spaces, an empty fence) is no message; on
 	expect(answerParts('Hi 😀'.slice(0, 4))).toEqual([{ text: 'Hi ', parseMode: 'HTML' }]);
 });
 
-/** Milliseconds per conversion of `text` into parts: the fastest of 5 batches of at least 8 ms. */
-const msPerConversion = (text: string): number => msPerRun((answer) => answerParts(answer, LIMIT), text, { fastest: true });
-
-test('converting a growing hostile answer takes time linear in its length (time for 8n / time for n < 30; under 50 µs a character)', () => {
-	const sizes = [2_500, 5_000, 10_000, 20_000].map((length) => {
-		const text = hostileAnswer(length);
-		return { length: text.length, ms: msPerConversion(text) };
-	});
-	const ratio = sizes[3].ms / sizes[0].ms;
-	const shown = sizes.map(({ length, ms }) => `${length} chars: ${ms.toFixed(3)} ms`).join(', ');
-	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < 30, times: shown }).toMatchObject({ under: true });
-	for (const { length, ms } of sizes) expect(ms / length).toBeLessThan(0.05);
+test('converting a growing hostile answer takes time linear in its length (time for 8n / time for n < 30; under 50 µs a character)', async () => {
+	// The growth harness measures again after a pause when a size looks slow: a loaded machine's slow
+	// spell passes, real growth stays (once, under load 14, a single measurement gave a ratio over 30).
+	const { ratio, sizes } = await growth((answer) => answerParts(answer, LIMIT), (n) => hostileAnswer(n * 10));
+	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, sizes: showSizes(sizes) }).toMatchObject({ under: true });
+	const largest = sizes[sizes.length - 1];
+	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
 });
 
 /** Lines a model could leave unfinished, growing: openers never closed, pairs cut by a later opener, half links, backtick runs. */
