@@ -306,6 +306,7 @@ const streamedAnswer: Scenario = {
 		const answerOnPage = await watch.botTexts(chatId);
 		const referenceOnPage = await watch.botTexts(referenceChatId);
 		assert.deepEqual(answerOnPage, referenceOnPage, 'the page shows the streamed answer exactly as the unstreamed reference');
+		assert.deepEqual(watch.scriptErrors(), [], 'the chat page ran without script errors');
 		ctx.log(
 			`the chat page: "is typing…" in ${typingBefore.length} of ${first} samples before the first words (${samples[first].at} ms after the watch began), ` +
 				`then message #${answerId} changed ${changes} times in place to ${lengths[lengths.length - 1]} characters as shown, the same text as the reference; screenshots chat-page-streaming-*.png`,

@@ -33,18 +33,14 @@ type Kind = 'message' | 'file' | 'command' | 'click';
  * them to a transcription and the texts straight on; versions 1 and 2 (saved workflows) keep three
  * outputs, a file on Messages (or Commands, captioned "/…").
  */
-const OUTPUTS_WITHOUT_FILES = [
-	{ displayName: 'Messages', kind: 'message' },
-	{ displayName: 'Commands', kind: 'command' },
-	{ displayName: 'Clicks', kind: 'click' },
-] as const satisfies ReadonlyArray<{ displayName: string; kind: Kind }>;
-
-const OUTPUTS_WITH_FILES = [
+const OUTPUTS_WITH_FILES: ReadonlyArray<{ displayName: string; kind: Kind }> = [
 	{ displayName: 'Messages', kind: 'message' },
 	{ displayName: 'Files', kind: 'file' },
 	{ displayName: 'Commands', kind: 'command' },
 	{ displayName: 'Clicks', kind: 'click' },
-] as const satisfies ReadonlyArray<{ displayName: string; kind: Kind }>;
+];
+
+const OUTPUTS_WITHOUT_FILES = OUTPUTS_WITH_FILES.filter((output) => output.kind !== 'file');
 
 /** The first node version whose Separate Outputs by Kind has a Files output. */
 export const FILES_OUTPUT_SINCE = 3;

@@ -250,14 +250,20 @@ describe('version 3: Separate Outputs by Kind gives messages carrying a file the
 	const expectedIds = (sent: Array<{ update: IDataObject; output: number }>, count: number): number[][] =>
 		[...Array(count).keys()].map((output) => sent.filter((one) => one.output === output).map((one) => Number(one.update.update_id)));
 
-	test('webhook: a text on Messages; a photo, a voice note and a captioned photo on Files; a /command on Commands; a click on Clicks', async () => {
-		const harness = await makeHarness(emu, { typeVersion: 3, parameters: { updates: ['*'], options: { separateOutputs: true } } });
+	/** One update of each kind pushed to a published webhook trigger of `typeVersion` with Separate Outputs on: what it emitted for each. */
+	async function separatedByWebhook(typeVersion: number): Promise<{ sent: Array<{ update: IDataObject; output: number }>; outputs: INodeExecutionData[][][] }> {
+		const harness = await makeHarness(emu, { typeVersion, parameters: { updates: ['*'], options: { separateOutputs: true } } });
 		await harness.activate();
 		const secret = { [SECRET_HEADER]: emu.webhookOf()?.secretToken ?? '' };
 		const sent = await oneOfEach();
 		const outputs: INodeExecutionData[][][] = [];
 		for (const { update } of sent) outputs.push((await harness.receive({ headers: secret, body: update })).workflowData ?? []);
 		await harness.delete();
+		return { sent, outputs };
+	}
+
+	test('webhook: a text on Messages; a photo, a voice note and a captioned photo on Files; a /command on Commands; a click on Clicks', async () => {
+		const { sent, outputs } = await separatedByWebhook(3);
 		expect(outputs.map((data) => data.length)).toEqual(sent.map(() => 4));
 		expect(idsPerOutput(outputs, 4)).toEqual(expectedIds(sent, 4));
 		// The item on Files has the file's handy fields a Transcribe or an image node maps.
@@ -265,13 +271,7 @@ describe('version 3: Separate Outputs by Kind gives messages carrying a file the
 	});
 
 	test('webhook at version 2 (saved workflows): a photo stays on Messages, a captioned /start photo on Commands', async () => {
-		const harness = await makeHarness(emu, { typeVersion: 2, parameters: { updates: ['*'], options: { separateOutputs: true } } });
-		await harness.activate();
-		const secret = { [SECRET_HEADER]: emu.webhookOf()?.secretToken ?? '' };
-		const sent = await oneOfEach();
-		const outputs: INodeExecutionData[][][] = [];
-		for (const { update } of sent) outputs.push((await harness.receive({ headers: secret, body: update })).workflowData ?? []);
-		await harness.delete();
+		const { sent, outputs } = await separatedByWebhook(2);
 		const ids = sent.map(({ update }) => Number(update.update_id));
 		expect(idsPerOutput(outputs, 3)).toEqual([[ids[0], ids[1], ids[2]], [ids[3], ids[4]], [ids[5]]]);
 	});
