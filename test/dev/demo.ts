@@ -17,8 +17,9 @@ export const WORKFLOWS = {
 	/** Manual trigger → Service Bot "Send and Wait for Response" (approval, in the chat) → "Send Message" with the decision. */
 	approval: { file: 'approval.json', id: 'SvcBotApproval01' },
 	/**
-	 * The README's first bot, unpublished: Service Bot Trigger (Separate Outputs by Kind) → a message gets
-	 * a keyboard, /start a welcome, a click its answer and the clicked message edited (no Switch, no trigger named).
+	 * The README's first bot, unpublished: Service Bot Trigger version 3 (Separate Outputs by Kind) → a
+	 * message gets a keyboard, a file is described, /start a welcome, a click its answer and the clicked
+	 * message edited (no Switch, no If, no trigger named).
 	 */
 	firstBot: { file: 'first-bot.json', id: 'SvcBotFirstBot01' },
 } as const;

@@ -162,12 +162,15 @@ function collection(options: INodeProperties[], versions: NonNullable<NonNullabl
 	};
 }
 
-/** The Options collection of each version: the options both deliveries share and the delivery's own. */
-export function optionsCollections(own: INodeProperties[]): INodeProperties[] {
-	const shared = [downloadFiles, photoSize, restrictToChatIds, restrictToUserIds, showTyping, ...own];
+/**
+ * The Options collection of each version: the options both deliveries share and the delivery's own
+ * (`ownSinceV3` where version 3 gives one of them another default).
+ */
+export function optionsCollections(own: INodeProperties[], ownSinceV3: INodeProperties[] = own): INodeProperties[] {
+	const shared = [downloadFiles, photoSize, restrictToChatIds, restrictToUserIds, showTyping];
 	return [
-		collection([addHandyFields, separateOutputs, ...shared], [1]),
-		collection([addHandyFieldsV2, separateOutputs, ...shared], [2]),
-		collection([addHandyFieldsV2, separateOutputsV3, ...shared], [{ _cnd: { gte: FILES_OUTPUT_SINCE } }]),
+		collection([addHandyFields, separateOutputs, ...shared, ...own], [1]),
+		collection([addHandyFieldsV2, separateOutputs, ...shared, ...own], [2]),
+		collection([addHandyFieldsV2, separateOutputsV3, ...shared, ...ownSinceV3], [{ _cnd: { gte: FILES_OUTPUT_SINCE } }]),
 	];
 }
