@@ -147,7 +147,7 @@ async function untilSettled(emulator: EmulatorProcess, texts: string[], quietMs:
 const restartsAndKills: Scenario = {
 	// Whether a run outlives the 7 s bound at a signal depends on the machine's load.
 	alone: true,
-	name: 'webhook trigger (version 3, Confirm Delivery at its default) across a SIGTERM and a SIGKILL in the middle of bursts: none lost but a run that outlived the 7 s bound, none twice by one n8n process; a push still running at the 7 s bound is answered without an error in n8n\'s log',
+	name: 'webhook trigger across a SIGTERM and a SIGKILL in the middle of bursts (version 3, Confirm Delivery at its default): none lost but a run that outlived the 7 s bound, none twice by one n8n process; a push still running at the 7 s bound is answered without an error in n8n\'s log',
 	async run(ctx: ScenarioContext) {
 		const emulator = await ctx.emulator();
 		const n8n = await ctx.n8n();
