@@ -91,8 +91,10 @@ test('converting a growing hostile answer takes time linear in its length (time 
 	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
 });
 
-/** Lines a model could leave unfinished, growing: openers never closed, pairs cut by a later opener, half links, backtick runs. */
+/** Lines a model could leave unfinished, growing: openers never closed, pairs cut by a later opener, half links, backtick runs; a paragraph of such lines. */
 const UNFINISHED_LINES: Array<[string, (n: number) => string]> = [
+	['a paragraph of n lines, each opening and never closing', (n) => '**a *b `c [d](e\n'.repeat(n)],
+	['a list item continued by n lines of openers', (n) => `- item\n${'  *a _b\n'.repeat(n)}`],
 	['openers never closed', (n) => 'a *b _c '.repeat(n)],
 	['pairs each cut by an opener after them', (n) => '**a *b** '.repeat(n)],
 	['half links', (n) => '[label](https://exa '.repeat(n)],
@@ -117,4 +119,16 @@ test('a streamed answer holds back only its last line’s unfinished markup, a b
 	expect(shownSoFar('Items:\n-')).toBe('Items:\n');
 	expect(shownSoFar('```\nconst a = 2 * 3; // *x\n``')).toBe('```\nconst a = 2 * 3; // *x\n');
 	expect(shownSoFar('```\nconst a = *x')).toBe('```\nconst a = *x');
+});
+
+test('markup opened in a paragraph is held back from where it opens until it closes, across its lines; a paragraph that ended shows its markup as written', () => {
+	expect(shownSoFar('Intro\n\n**Note:\nthis')).toBe('Intro\n\n');
+	expect(shownSoFar('Intro\n\n**Note:\n')).toBe('Intro\n\n');
+	expect(shownSoFar('Intro\n\n**Note:\nthis matters**')).toBe('Intro\n\n**Note:\nthis matters**');
+	expect(shownSoFar('See [the\ndocs](https://exa')).toBe('See ');
+	expect(shownSoFar('- item *one\n  two')).toBe('- item ');
+	expect(shownSoFar('> quoted `code\n> more')).toBe('> quoted ');
+	expect(shownSoFar('**a\n\nb')).toBe('**a\n\nb');
+	expect(shownSoFar('## **a\nb')).toBe('## **a\nb');
+	expect(shownSoFar('**a\n-')).toBe('');
 });
