@@ -76,10 +76,11 @@ class InlineParser {
 		for (const piece of this.pieces) {
 			const delimiter = piece.delimiter;
 			if (!delimiter) continue;
-			// An opener still waiting for its closer, or a run at the line's end that closed nothing: the
-			// next character may make it an opener (`*` then `*b`).
+			// An opener still waiting for its closer, or a run at the text's end that closed nothing or has
+			// characters left: the next character may make it (or what is left of it) an opener (`*` then
+			// `*b`; `***` closing `**` then `c*`).
 			const open = delimiter.canOpen && delimiter.count > 0;
-			const last = delimiter.at + delimiter.length === this.text.length && !delimiter.closes;
+			const last = delimiter.at + delimiter.length === this.text.length && (!delimiter.closes || delimiter.count > 0);
 			if (open || last) first = Math.min(first ?? delimiter.at, delimiter.at);
 		}
 		for (const bracket of this.brackets) first = Math.min(first ?? bracket.at, bracket.at);

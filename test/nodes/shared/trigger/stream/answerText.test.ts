@@ -8,6 +8,8 @@
  * test/nodes/shared/markdown.hostile.test.ts measures: no wall-clock upper bound on the whole).
  */
 
+import fc from 'fast-check';
+
 import { answerParts, shownSoFar } from '../../../../../nodes/shared/trigger/stream/answerText';
 import { useEmulator } from '../../../../harness/emulator-suite';
 import { BUDGET_PER_CHAR_MS, MAX_GROWTH_8X, growth, showSizes } from '../../../../harness/growth';
@@ -131,4 +133,27 @@ test('markup opened in a paragraph is held back from where it opens until it clo
 	expect(shownSoFar('**a\n\nb')).toBe('**a\n\nb');
 	expect(shownSoFar('## **a\nb')).toBe('## **a\nb');
 	expect(shownSoFar('**a\n-')).toBe('');
+	// A run at the end that closed a pair and has a `*` left may open the next (`***` then `c*`).
+	expect(shownSoFar('**a\nb***')).toBe('');
+});
+
+/** What a reader sees of messages: tags dropped, entities decoded, the messages one after another. */
+const readableAll = (markdown: string): string =>
+	answerParts(markdown)
+		.map((part) => part.text.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&'))
+		.join('\n');
+
+test('generated answers with markup across lines: at every character, what is shown is a beginning of what the whole answer shows', () => {
+	const piece = fc.constantFrom(' **a\nb** ', ' *c\nd* ', ' `e\nf` ', ' [g\nh](https://x.y) ', ' **i *j\nk* l** ', ' *g* ', ' word', 'x', '\n', '\n\n', '\n- item', '\n> ', '\n1. ', '\n## ', ' **open', ' `open');
+	fc.assert(
+		fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+			const answer = pieces.join('');
+			const whole = readableAll(answer);
+			for (let end = 1; end <= answer.length; end++) {
+				const shown = readableAll(shownSoFar(answer.slice(0, end)));
+				if (!whole.startsWith(shown)) throw new Error(`${JSON.stringify(answer.slice(0, end))} shows ${JSON.stringify(shown)}, the whole ${JSON.stringify(whole)}`);
+			}
+		}),
+		{ numRuns: 1000 },
+	);
 });
