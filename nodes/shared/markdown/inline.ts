@@ -1,6 +1,8 @@
 /**
- * One line's inline Markdown → the service's HTML: code spans, autolinks, links, and emphasis matched
- * with CommonMark's delimiter stack (linear in the line: every look-ahead comes from lookahead.ts).
+ * One text's inline Markdown → the service's HTML: code spans, autolinks, links, and emphasis matched
+ * with CommonMark's delimiter stack (linear in the text: every look-ahead comes from lookahead.ts). A
+ * text is a line, or the lines of a paragraph joined by \n (blocks.ts): a line break is whitespace to
+ * emphasis, a space in a code span, and may stand in a link's label.
  */
 import { isAsciiPunctuation, isPunctuation, isWhitespace } from './chars';
 import { escapeAttribute, escapeHtml, safeUrl } from './html';
@@ -54,7 +56,7 @@ function floorKey(delimiter: Delimiter): number {
 	return (delimiter.char === '*' ? 0 : 6) + (delimiter.canOpen ? 3 : 0) + (delimiter.length % 3);
 }
 
-/** One line's inline Markdown, parsed into pieces (CommonMark's inline algorithm, restricted to what the service shows). */
+/** One text's inline Markdown, parsed into pieces (CommonMark's inline algorithm, restricted to what the service shows). */
 class InlineParser {
 	private readonly pieces: Piece[] = [];
 	private pending = '';
@@ -74,10 +76,11 @@ class InlineParser {
 		for (const piece of this.pieces) {
 			const delimiter = piece.delimiter;
 			if (!delimiter) continue;
-			// An opener still waiting for its closer, or a run at the line's end that closed nothing: the
-			// next character may make it an opener (`*` then `*b`).
+			// An opener still waiting for its closer, or a run at the text's end that closed nothing or has
+			// characters left: the next character may make it (or what is left of it) an opener (`*` then
+			// `*b`; `***` closing `**` then `c*`).
 			const open = delimiter.canOpen && delimiter.count > 0;
-			const last = delimiter.at + delimiter.length === this.text.length && !delimiter.closes;
+			const last = delimiter.at + delimiter.length === this.text.length && (!delimiter.closes || delimiter.count > 0);
 			if (open || last) first = Math.min(first ?? delimiter.at, delimiter.at);
 		}
 		for (const bracket of this.brackets) first = Math.min(first ?? bracket.at, bracket.at);
@@ -149,7 +152,9 @@ class InlineParser {
 			this.pending += text.slice(index, end);
 			return end;
 		}
+		// A line ending inside a code span is a space, the next line's indentation gone (CommonMark 6.1 and 4.8).
 		let code = text.slice(end, close);
+		if (code.includes('\n')) code = code.replace(/\n[ \t]*/g, ' ');
 		if (code.length > 2 && code.startsWith(' ') && code.endsWith(' ') && code.trim() !== '') code = code.slice(1, -1);
 		this.push({ html: `<code>${escapeHtml(code)}</code>`, text: code, inLink: escapeHtml(code) });
 		return close + length;
@@ -318,11 +323,11 @@ export function inlineText(text: string): string {
 }
 
 /**
- * Where a line's first unfinished markup starts (undefined: none), for an answer still being written:
+ * Where a text's first unfinished markup starts (undefined: none), for an answer still being written:
  * an emphasis opener with no closer yet, a code span, link or autolink not closed, a last backslash.
- * The converter shows those as text, and the next words could make them markup, so a streamed answer
- * holds the line back from there until it is complete.
+ * The converter shows those as text, and the next words (maybe on the paragraph's next line) could
+ * make them markup, so a streamed answer holds the paragraph back from there until it is complete.
  */
-export function unfinishedFrom(line: string): number | undefined {
-	return new InlineParser(line).unfinishedFrom();
+export function unfinishedFrom(text: string): number | undefined {
+	return new InlineParser(text).unfinishedFrom();
 }

@@ -174,11 +174,22 @@ const MARKED_UP_ANSWER = [
 	'Reply `pro` & we switch you; 2 * 3 stays, a snake_case_name too, and <https://example.com/auto> links.\n',
 ].join('');
 
-test('while an answer is written, the chat only ever shows more of it: at every character, what each message shows is a beginning of what it shows at the end (no raw `*`, backtick or half link that later turns into formatting)', () => {
+/** Markup that spans the lines of a paragraph, a list item and a quote, as models write it. */
+const ANSWER_ACROSS_LINES = [
+	'**Note:\nthis matters** and *one\ntwo*, then `a\nb` and [a link\ntext](https://x.y).\n\n',
+	'- **an item\n  continued** here\n- next\n\n',
+	'> a quote, **bold\n> over two lines**\n\n',
+	'**never closed\nin this paragraph\n\nThe end.\n',
+].join('');
+
+test.each([
+	['inline markup', MARKED_UP_ANSWER],
+	['markup across line breaks', ANSWER_ACROSS_LINES],
+])('while an answer is written, the chat only ever shows more of it: at every character, what each message shows is a beginning of what it shows at the end (no raw `*`, backtick or half link that later turns into formatting; %s)', (_name, answer) => {
 	const stream = new AnswerStream();
-	const final = answerParts(MARKED_UP_ANSWER).map((part) => readable(part.text));
+	const final = answerParts(answer).map((part) => readable(part.text));
 	const shown: string[] = [];
-	for (const char of MARKED_UP_ANSWER) {
+	for (const char of answer) {
 		stream.append(char);
 		const request = stream.next();
 		if (request && request.method !== 'deleteMessage') {

@@ -8,6 +8,8 @@
  * test/nodes/shared/markdown.hostile.test.ts measures: no wall-clock upper bound on the whole).
  */
 
+import fc from 'fast-check';
+
 import { answerParts, shownSoFar } from '../../../../../nodes/shared/trigger/stream/answerText';
 import { useEmulator } from '../../../../harness/emulator-suite';
 import { BUDGET_PER_CHAR_MS, MAX_GROWTH_8X, growth, showSizes } from '../../../../harness/growth';
@@ -91,8 +93,10 @@ test('converting a growing hostile answer takes time linear in its length (time 
 	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
 });
 
-/** Lines a model could leave unfinished, growing: openers never closed, pairs cut by a later opener, half links, backtick runs. */
+/** Lines a model could leave unfinished, growing: openers never closed, pairs cut by a later opener, half links, backtick runs; a paragraph of such lines. */
 const UNFINISHED_LINES: Array<[string, (n: number) => string]> = [
+	['a paragraph of n lines, each opening and never closing', (n) => '**a *b `c [d](e\n'.repeat(n)],
+	['a list item continued by n lines of openers', (n) => `- item\n${'  *a _b\n'.repeat(n)}`],
 	['openers never closed', (n) => 'a *b _c '.repeat(n)],
 	['pairs each cut by an opener after them', (n) => '**a *b** '.repeat(n)],
 	['half links', (n) => '[label](https://exa '.repeat(n)],
@@ -117,4 +121,39 @@ test('a streamed answer holds back only its last line’s unfinished markup, a b
 	expect(shownSoFar('Items:\n-')).toBe('Items:\n');
 	expect(shownSoFar('```\nconst a = 2 * 3; // *x\n``')).toBe('```\nconst a = 2 * 3; // *x\n');
 	expect(shownSoFar('```\nconst a = *x')).toBe('```\nconst a = *x');
+});
+
+test('markup opened in a paragraph is held back from where it opens until it closes, across its lines; a paragraph that ended shows its markup as written', () => {
+	expect(shownSoFar('Intro\n\n**Note:\nthis')).toBe('Intro\n\n');
+	expect(shownSoFar('Intro\n\n**Note:\n')).toBe('Intro\n\n');
+	expect(shownSoFar('Intro\n\n**Note:\nthis matters**')).toBe('Intro\n\n**Note:\nthis matters**');
+	expect(shownSoFar('See [the\ndocs](https://exa')).toBe('See ');
+	expect(shownSoFar('- item *one\n  two')).toBe('- item ');
+	expect(shownSoFar('> quoted `code\n> more')).toBe('> quoted ');
+	expect(shownSoFar('**a\n\nb')).toBe('**a\n\nb');
+	expect(shownSoFar('## **a\nb')).toBe('## **a\nb');
+	expect(shownSoFar('**a\n-')).toBe('');
+	// A run at the end that closed a pair and has a `*` left may open the next (`***` then `c*`).
+	expect(shownSoFar('**a\nb***')).toBe('');
+});
+
+/** What a reader sees of messages: tags dropped, entities decoded, the messages one after another. */
+const readableAll = (markdown: string): string =>
+	answerParts(markdown)
+		.map((part) => part.text.replace(/<[^>]*>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&'))
+		.join('\n');
+
+test('generated answers with markup across lines: at every character, what is shown is a beginning of what the whole answer shows', () => {
+	const piece = fc.constantFrom(' **a\nb** ', ' *c\nd* ', ' `e\nf` ', ' [g\nh](https://x.y) ', ' **i *j\nk* l** ', ' *g* ', ' word', 'x', '\n', '\n\n', '\n- item', '\n> ', '\n1. ', '\n## ', ' **open', ' `open');
+	fc.assert(
+		fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+			const answer = pieces.join('');
+			const whole = readableAll(answer);
+			for (let end = 1; end <= answer.length; end++) {
+				const shown = readableAll(shownSoFar(answer.slice(0, end)));
+				if (!whole.startsWith(shown)) throw new Error(`${JSON.stringify(answer.slice(0, end))} shows ${JSON.stringify(shown)}, the whole ${JSON.stringify(whole)}`);
+			}
+		}),
+		{ numRuns: 1000 },
+	);
 });
