@@ -394,8 +394,12 @@ async function start() {
 	$('form').onsubmit = (event) => { event.preventDefault(); submit().catch((error) => toast(error.message)); };
 	$('file').onchange = showAttached;
 	$('alert').onclick = () => { $('alert').style.display = 'none'; };
-	await refresh();
-	setInterval(() => refresh().catch(() => {}), 700);
+	// Every 250 ms, one refresh after the other: a bot's "typing…" often lasts only until its first words
+	// (a streamed answer's come about a second later), and a poll every 700 ms missed it on a busy machine.
+	for (;;) {
+		await refresh().catch(() => {});
+		await new Promise((resolve) => setTimeout(resolve, 250));
+	}
 }
 start().catch((error) => { document.body.textContent = 'The emulator did not answer: ' + error.message; });
 `;
