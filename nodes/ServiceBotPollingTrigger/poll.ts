@@ -194,7 +194,7 @@ class PollingMember implements FeedMember {
 				// The offset saved with it stays below the others still gathered; a new run is saved with it.
 				if (!replayed) this.storeRuns([...this.runs, updates.map((update) => update.updateId)]);
 				this.storeOffset(Math.min(first, this.keepFrom));
-				this.emitUpdate(updates[updates.length - 1], item, key, first);
+				this.emitUpdate(updates[updates.length - 1], item, key, first, updates);
 			},
 			showTyping: (update) => {
 				if (environment.settings.showTyping) showTyping(ctx, update);
@@ -269,9 +269,10 @@ class PollingMember implements FeedMember {
 	 * an update within one n8n process, and a restarted n8n (new id) runs an update whose execution
 	 * crashed with the old one instead of losing it. The price: an update whose execution ran but was
 	 * not yet acknowledged when n8n was killed runs again after the restart (twice across processes,
-	 * never within one). Older n8n ignores the key.
+	 * never within one). Older n8n ignores the key. `together`: the updates a gathered item stands for
+	 * (its output is a file's when any of them carries one).
 	 */
-	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number, first = updateId): void {
+	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number, first = updateId, together: readonly ReceivedUpdate[] = [update]): void {
 		const deduplicationKey = `service-bot:${this.environment.windowKey}:${PROCESS_ID}:${updateId}`;
 		const placeholder = placeholderOf(update, item.json);
 		// A test's run has no acknowledgement to wait for, but its placeholder is still deleted after it.
@@ -279,7 +280,7 @@ class PollingMember implements FeedMember {
 		// Show Typing lasts while the execution runs: n8n settles the done promise once it has run.
 		if (done && !this.test && this.environment.settings.showTyping) keepTyping(this.ctx, update, done.promise);
 		if (done && placeholder) deleteUnlessReplaced(this.ctx, placeholder, done.promise);
-		this.ctx.emit(routed(update, item, this.environment.settings), undefined, done, deduplicationKey);
+		this.ctx.emit(routed(update, item, this.environment.settings, together), undefined, done, deduplicationKey);
 	}
 
 	/**

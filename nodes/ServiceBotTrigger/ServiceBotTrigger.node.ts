@@ -3,7 +3,7 @@ import type { IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions
 import { DOCUMENTATION_URL } from '../shared/spec';
 import { SUBTITLE, TRIGGER_NODE_BASE, optionsCollections, triggerOn } from '../shared/trigger/description';
 import { checkExists, create, remove } from './webhook/lifecycle';
-import { RESPONSE_MODE, webhookOptionFields } from './webhook/options';
+import { RESPONSE_MODE, confirmDeliveryDefault, webhookOptionFields, webhookOptionFieldsV3 } from './webhook/options';
 import { receive } from './webhook/receive';
 
 /** Webhook delivery: the service pushes each update to n8n's webhook URL (public HTTPS). */
@@ -41,7 +41,8 @@ export class ServiceBotTrigger implements INodeType {
 				default: '',
 			},
 			triggerOn,
-			...optionsCollections(webhookOptionFields),
+			...optionsCollections(webhookOptionFields, webhookOptionFieldsV3),
+			confirmDeliveryDefault,
 		],
 	};
 

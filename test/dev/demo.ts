@@ -17,8 +17,9 @@ export const WORKFLOWS = {
 	/** Manual trigger → Service Bot "Send and Wait for Response" (approval, in the chat) → "Send Message" with the decision. */
 	approval: { file: 'approval.json', id: 'SvcBotApproval01' },
 	/**
-	 * The README's first bot, unpublished: Service Bot Trigger (Separate Outputs by Kind) → a message gets
-	 * a keyboard, /start a welcome, a click its answer and the clicked message edited (no Switch, no trigger named).
+	 * The README's first bot, unpublished: Service Bot Trigger version 3 (Separate Outputs by Kind) → a
+	 * message gets a keyboard, a file is described, /start a welcome, a click its answer and the clicked
+	 * message edited (no Switch, no If, no trigger named).
 	 */
 	firstBot: { file: 'first-bot.json', id: 'SvcBotFirstBot01' },
 } as const;
@@ -66,10 +67,13 @@ export function modelCredential(baseUrl: string): Record<string, unknown> {
 export const FILES_EXAMPLE = { file: 'files-bot.json', id: 'SvcBotFilesBot01' } as const;
 
 /**
- * The voice bot: Service Bot Trigger (Download Files) → the OpenAI node's Transcribe a Recording → AI
- * Agent on *Define below* `{{ $json.text }}` (the transcription's item has no `chatInput`) with an
- * OpenAI Chat Model at its defaults (version 1.3: the Responses API) and Simple Memory whose Session ID
- * is mapped from the trigger → Send Message to the trigger's chat. Both OpenAI nodes use the stand-in.
+ * The voice bot, for voice notes and texts: Service Bot Trigger (version 3, Download Files, Separate
+ * Outputs by Kind) → Files → the OpenAI node's Transcribe a Recording → AI Agent; Messages and
+ * Commands → the AI Agent directly. The agent is on *Define below* `{{ $json.text }}` (the
+ * transcription's `text`, or the trigger item's), with an OpenAI Chat Model at its defaults (version
+ * 1.3: the Responses API) and Simple Memory whose Session ID is mapped from the trigger (the
+ * transcription's item has no `sessionId`) → Send Message to the trigger's chat. Both OpenAI nodes
+ * use the stand-in.
  */
 export const VOICE_EXAMPLE = { file: 'voice-bot.json', id: 'SvcBotVoiceBot01' } as const;
 

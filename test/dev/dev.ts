@@ -181,11 +181,12 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
                                                      and size, a text reversed (unpublish the echo bot,
                                                      publish this one, send them on the chat page)
              "Service Bot: voice bot (transcribe, then AI)"   a voice note → OpenAI's Transcribe a
-                                                     Recording → AI Agent (Define below {{ $json.text }},
-                                                     Simple Memory's Session ID mapped from the trigger)
-                                                     → the answer (unpublish the echo bot, publish this
-                                                     one, attach an .ogg or .mp3 file on the chat page:
-                                                     it goes as a voice note)
+                                                     Recording → AI Agent, a text → the AI Agent directly
+                                                     (the trigger's Files and Messages outputs; Define
+                                                     below {{ $json.text }}, Simple Memory's Session ID
+                                                     mapped from the trigger) → the answer (unpublish the
+                                                     echo bot, publish this one, write, or attach an .ogg
+                                                     or .mp3 file on the chat page: it goes as a voice note)
   Credential "Service Bot (emulator)" → ${api}, the demo bot's token
              "${MODEL_CREDENTIAL_NAME}" → ${model.baseUrl}, scripted answers and transcriptions${paced}
                                                      (workflows ${AI_EXAMPLE.id}, ${VOICE_EXAMPLE.id}; a model node you add

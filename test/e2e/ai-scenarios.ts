@@ -14,11 +14,12 @@ import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, VOICE_EXAMPLE, aiExampleWorkfl
 import { SAMPLES, jpeg } from '../harness/sample-files';
 import { NOTE_TEXT, TOOL_DONE_ANSWER, pictureAnswer, startChatModel, textOf, type ChatModelOptions } from '../real-n8n/chat-model';
 import type { ScenarioContext } from './lib/context';
+import { watchChatPage } from './lib/chat-page-watch';
 import { askAndCheckStreamedAnswer, describeStreamedAnswer, streamingAgentWorkflow } from './lib/streamed-answer';
 import type { StoredMessage } from '../real-n8n/emulator-process';
 import { hasEnded, type Json } from '../real-n8n/n8n';
 import type { Scenario } from './lib/runner';
-import { waitFor } from '../real-n8n/processes';
+import { sleep, waitFor } from '../real-n8n/processes';
 
 /** The AI scenarios' start: the emulator, the stand-in model, n8n with its owner, the demo credential and the model's. */
 async function withChatModel(ctx: ScenarioContext, options: ChatModelOptions = {}) {
@@ -36,7 +37,7 @@ async function withChatModel(ctx: ScenarioContext, options: ChatModelOptions = {
 }
 
 const aiSupportBot: Scenario = {
-	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool (on n8n 2.x once the customer approves it in the chat: Human Review), answers a photo and a text sent with it together, and three quick messages are one run; then a voice note through n8n's Transcribe + AI Agent on the stand-in model (the voice bot example)",
+	name: "AI chat bot: n8n's AI Agent with memory and the Service Bot as a tool, fed by the polling trigger, answers with a formatted table, remembers the chat, sends a note through the tool (on n8n 2.x once the customer approves it in the chat: Human Review), answers a photo and a text sent with it together, and three quick messages are one run; then a voice note through n8n's Transcribe + AI Agent on the stand-in model, and a typed text straight to the agent (the voice bot example)",
 	async run(ctx: ScenarioContext) {
 		const { emulator, model, n8n, credentialId, modelCredentialId } = await withChatModel(ctx);
 		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
@@ -180,7 +181,13 @@ const aiSupportBot: Scenario = {
 			return runs.length === 2 && runs.every(hasEnded) ? runs : undefined;
 		}, { limitMs: 60_000 });
 		assert.deepEqual(voiceRuns.map((execution) => execution.status), ['success', 'success']);
-		ctx.log(`the voice bot example: two voice notes → Transcribe (whisper-1, multipart) → AI Agent on /v1/responses with memory → "${String(again.text)}"`);
+		// A typed text: the trigger's Messages output goes to the agent directly, no transcription.
+		const countBeforeText = (await botMessages()).length;
+		await emulator.userSends('hello');
+		const typed = await waitFor('the answer to a typed text', async () => (await botMessages())[countBeforeText], { limitMs: 60_000 });
+		assert.equal(typed.text, 'You said: hello', 'the voice bot answers a typed text too');
+		assert.equal(model.transcriptions.length, 2, 'a typed text is not transcribed');
+		ctx.log(`the voice bot example: two voice notes → Transcribe (whisper-1, multipart) → AI Agent on /v1/responses with memory → "${String(again.text)}"; a text → "${String(typed.text)}"`);
 	},
 };
 
@@ -263,13 +270,47 @@ const streamedAnswer: Scenario = {
 		await n8n.activate(workflowId);
 		await waitFor('the trigger to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
 
-		const figures = await askAndCheckStreamedAnswer(emulator, emulator.demo.privateChatId, referenceChatId);
+		// The person asks on the emulator's chat page and watches it, as with `npm run dev`.
+		const chatId = emulator.demo.privateChatId;
+		const watch = await watchChatPage(ctx, emulator.baseUrl, chatId);
+		let growingShot: Promise<string> | undefined;
+		const figures = await askAndCheckStreamedAnswer(emulator, chatId, referenceChatId, async (text) => {
+			await watch.write(text);
+			growingShot = sleep(6_000).then(async () => await watch.screenshot('chat-page-streaming-growing.png'));
+		});
+		await growingShot;
+		await watch.screenshot('chat-page-streaming-done.png');
 		const runs = await waitFor('the execution to end', async () => {
 			const list = await n8n.executions(workflowId);
 			return list.length === 1 && list.every(hasEnded) ? list : undefined;
 		}, { limitMs: 60_000 });
 		assert.equal(runs[0].status, 'success');
 		ctx.log(`n8n ${n8n.options.install.n8nVersion}: ${describeStreamedAnswer(figures)}; model requests ${model.requests.length}, streamed: ${String(model.requests[0]?.stream)}`);
+
+		// What the page showed: "typing…" until the first words, then one message growing in place.
+		const samples = await watch.samples();
+		const first = samples.findIndex((sample) => sample.bots.length > 0);
+		assert.ok(first > 0, `the page showed the bot's answer after the question (${samples.length} samples)`);
+		const typingBefore = samples.slice(0, first).filter((sample) => sample.typing.includes('is typing'));
+		assert.ok(typingBefore.length > 0, `the page showed "is typing…" before the first words: ${JSON.stringify(samples.slice(0, first).map((sample) => sample.typing))}`);
+		const answerId = samples[first].bots[0].id;
+		const shown = samples.slice(first);
+		assert.ok(
+			shown.every((sample) => sample.bots[0]?.id === answerId),
+			`the answer grew in one message (#${answerId}), never replaced: ${JSON.stringify([...new Set(shown.map((sample) => sample.bots.map((bot) => bot.id).join(',')))])}`,
+		);
+		const lengths = shown.map((sample) => sample.bots[0].length);
+		const changes = lengths.filter((length, index) => index > 0 && length !== lengths[index - 1]).length;
+		assert.ok(changes >= 5, `the message grew on the page while the model wrote (${changes} changes): ${JSON.stringify([...new Set(lengths)])}`);
+		assert.equal(Math.max(...lengths), lengths[lengths.length - 1], `the page ends with the whole answer: ${JSON.stringify([...new Set(lengths)])}`);
+		const answerOnPage = await watch.botTexts(chatId);
+		const referenceOnPage = await watch.botTexts(referenceChatId);
+		assert.deepEqual(answerOnPage, referenceOnPage, 'the page shows the streamed answer exactly as the unstreamed reference');
+		assert.deepEqual(watch.scriptErrors(), [], 'the chat page ran without script errors');
+		ctx.log(
+			`the chat page: "is typing…" in ${typingBefore.length} of ${first} samples before the first words (${samples[first].at} ms after the watch began), ` +
+				`then message #${answerId} changed ${changes} times in place to ${lengths[lengths.length - 1]} characters as shown, the same text as the reference; screenshots chat-page-streaming-*.png`,
+		);
 	},
 };
 

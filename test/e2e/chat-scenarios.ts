@@ -85,7 +85,7 @@ const chatPage: Scenario = {
 };
 
 const firstBot: Scenario = {
-	name: "the README's first bot (the starter workflow of npm run dev) in real n8n: a message gets a keyboard, /start a welcome, a tap its toast and the clicked message edited, a document is described, with no Switch and no trigger named",
+	name: "the README's first bot (the starter workflow of npm run dev) in real n8n: a message gets a keyboard, /start a welcome, a tap its toast and the clicked message edited, a document is described, with no Switch, no If and no trigger named",
 	async run(ctx: ScenarioContext) {
 		const { emulator, n8n, id } = await withPublished(ctx, 'firstBot');
 		const bot = async (): Promise<StoredMessage[]> => (await emulator.history()).filter((message) => message.from?.is_bot === true);
@@ -112,7 +112,7 @@ const firstBot: Scenario = {
 		await signIn(page, n8n.baseUrl);
 		await page.goto(`${n8n.baseUrl}/workflow/${id}`, { waitUntil: 'domcontentloaded', timeout: 120_000 });
 		const nodes = page.locator('[data-test-id="canvas-node"]');
-		await waitFor('the seven nodes of the starter on the canvas', async () => ((await nodes.count()) === 7 ? true : undefined), { limitMs: 60_000 });
+		await waitFor('the six nodes of the starter on the canvas', async () => ((await nodes.count()) === 6 ? true : undefined), { limitMs: 60_000 });
 		// The screenshot is for the README: once the canvas has faded in.
 		await untilLoaded(page);
 		// n8n's "Production Checklist" opens over a published workflow's canvas.
@@ -123,7 +123,7 @@ const firstBot: Scenario = {
 		}
 		const shot = join(ctx.screenshotDir, 'first-bot-workflow.png');
 		await page.screenshot({ path: shot });
-		ctx.log(`the starter on the canvas: the trigger's three outputs lead to their own nodes → ${shot}`);
+		ctx.log(`the starter on the canvas: the trigger's four outputs lead to their own nodes → ${shot}`);
 	},
 };
 

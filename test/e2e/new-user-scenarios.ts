@@ -234,15 +234,17 @@ const wrongTokenRefused: Scenario = {
 
 /**
  * The README's voice recipe ("AI bots"), followed literally, each node as the editor adds it (its
- * newest version, its parameters at their defaults): Service Bot Trigger with Download Files → the
- * OpenAI node's Transcribe a Recording → AI Agent with Source for Prompt *Define below* and Prompt
+ * newest version, its parameters at their defaults): Service Bot Trigger (version 3) with Download
+ * Files and Separate Outputs by Kind, its Files output → the OpenAI node's Transcribe a Recording → AI
+ * Agent, its Messages output → the same AI Agent, with Source for Prompt *Define below* and Prompt
  * `{{ $json.text }}`, an OpenAI Chat Model and Simple Memory with Session ID *Define below*
  * `{{ $('Service Bot Trigger').item.json.chat_id }}` → Send Message with Parse Mode Markdown From AI
  * (Chat at its default). On the stand-in model: each voice note is transcribed, the agent answers the
- * transcription and the second run remembers the first.
+ * transcription and the second run remembers the first; a typed text is answered without a
+ * transcription, and its run remembers the voice notes (the Session ID found on the direct path too).
  */
 const voiceRecipe: Scenario = {
-	name: "the README's voice recipe built node by node: a voice note is transcribed by n8n's OpenAI node and the AI Agent's answer to it arrives in the chat",
+	name: "the README's voice recipe built node by node: a voice note is transcribed by n8n's OpenAI node and the AI Agent's answer to it arrives in the chat; a typed text is answered by the same agent, with the same memory",
 	async run(ctx) {
 		const emulator = await ctx.emulator();
 		const model = await startChatModel();
@@ -275,15 +277,17 @@ const voiceRecipe: Scenario = {
 			name: 'Voice bot (from the README)',
 			settings: { executionOrder: 'v1' },
 			nodes: [
-				webhookTrigger({ id: randomUUID(), name: 'Service Bot Trigger', position: [0, 0], credentialId, webhookId: randomUUID(), updates: ['message'], options: { downloadFiles: true }, typeVersion: 2 }),
-				node('Transcribe a recording', types.openAi, [220, 0], { resource: 'audio', operation: 'transcribe' }, openAi),
+				webhookTrigger({ id: randomUUID(), name: 'Service Bot Trigger', position: [0, 0], credentialId, webhookId: randomUUID(), updates: ['message'], options: { downloadFiles: true, separateOutputs: true }, typeVersion: 3 }),
+				node('Transcribe a recording', types.openAi, [220, -120], { resource: 'audio', operation: 'transcribe' }, openAi),
 				node('AI Agent', types.agent, [460, 0], { promptType: 'define', text: '={{ $json.text }}' }),
 				node('OpenAI Chat Model', types.chatModel, [380, 220], {}, openAi),
 				node('Simple Memory', types.memory, [540, 220], { sessionIdType: 'customKey', sessionKey: "={{ $('Service Bot Trigger').item.json.chat_id }}" }),
 				reply(credentialId, 'Send Message', 760, '={{ $json.output }}', { parseMode: 'markdownFromAi' }),
 			],
 			connections: {
-				...inSequence('Service Bot Trigger', 'Transcribe a recording', 'AI Agent', 'Send Message'),
+				...inSequence('Transcribe a recording', 'AI Agent', 'Send Message'),
+				// Messages, Files (Commands and Clicks left unconnected, as the README's recipe leaves them).
+				'Service Bot Trigger': { main: [[{ node: 'AI Agent', type: 'main', index: 0 }], [{ node: 'Transcribe a recording', type: 'main', index: 0 }]] },
 				'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
 				'Simple Memory': { ai_memory: [[{ node: 'AI Agent', type: 'ai_memory', index: 0 }]] },
 			},
@@ -314,12 +318,24 @@ const voiceRecipe: Scenario = {
 		// Simple Memory's Session ID, mapped from the trigger: the second agent run is given the first turn.
 		const remembered = model.requests.at(-1)?.messages.map((message) => textOf(message.content)) ?? [];
 		assert.ok(remembered.includes(`transcribed: ${first.length} bytes of audio/ogg`), `the memory holds the first voice note's turn: ${JSON.stringify(remembered)}`);
-		const runs = await waitFor('both executions to end', async () => {
+
+		// A typed text: the Messages output, straight to the agent (no transcription), the same memory.
+		const before = botMessages(await emulator.history()).length;
+		await emulator.userSends('hello');
+		const typed = await waitFor('the answer to a typed text', async () => botMessages(await emulator.history())[before], { limitMs: 90_000 });
+		assert.equal(typed.text, 'You said: hello', 'the agent answered the typed text');
+		assert.equal(model.transcriptions.length, 2, 'a typed text is not sent to the transcription API');
+		const rememberedByText = model.requests.at(-1)?.messages.map((message) => textOf(message.content)) ?? [];
+		assert.ok(
+			rememberedByText.includes(`transcribed: ${second.length} bytes of audio/ogg`),
+			`Simple Memory's Session ID, mapped from the trigger, is found on the Messages path too: the text's run holds the voice notes' turns: ${JSON.stringify(rememberedByText)}`,
+		);
+		const runs = await waitFor('the three executions to end', async () => {
 			const list = await n8n.executions(workflowId);
-			return list.length === 2 && list.every(hasEnded) ? list : undefined;
+			return list.length === 3 && list.every(hasEnded) ? list : undefined;
 		}, { limitMs: 60_000 });
-		assert.deepEqual(runs.map((run: Json) => run.status), ['success', 'success']);
-		ctx.log(`two voice notes → "${String(heard.text)}", "${String(again.text)}"; model API ${String(model.requests[0]?.api)}, ${model.transcriptions.length} transcriptions`);
+		assert.deepEqual(runs.map((run: Json) => run.status), ['success', 'success', 'success']);
+		ctx.log(`two voice notes → "${String(heard.text)}", "${String(again.text)}"; a text → "${String(typed.text)}"; model API ${String(model.requests[0]?.api)}, ${model.transcriptions.length} transcriptions`);
 	},
 };
 

@@ -47,7 +47,7 @@ function echoWorkflow(credentialId: string): Json {
 		name: 'Echo across restarts',
 		settings: { executionOrder: 'v1' },
 		nodes: [
-			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId: randomUUID(), typeVersion: 2, updates: ['message'], options: { confirmDelivery: 'afterRun', maxConnections: MAX_CONNECTIONS } }),
+			webhookTrigger({ id: randomUUID(), name: TRIGGER_NAME, position: [0, 0], credentialId, webhookId: randomUUID(), typeVersion: 3, updates: ['message'], options: { maxConnections: MAX_CONNECTIONS } }),
 			sendMessage({ id: randomUUID(), name: 'Echo', position: [300, 0], credentialId, chatId: '={{ $json.chat_id }}', text: '=echo {{ $json.chatInput }} #{{ $execution.id }}' }),
 		],
 		connections: inSequence(TRIGGER_NAME, 'Echo'),
@@ -147,7 +147,7 @@ async function untilSettled(emulator: EmulatorProcess, texts: string[], quietMs:
 const restartsAndKills: Scenario = {
 	// Whether a run outlives the 7 s bound at a signal depends on the machine's load.
 	alone: true,
-	name: 'webhook trigger across a SIGTERM and a SIGKILL in the middle of bursts: none lost but a run that outlived the 7 s bound, none twice by one n8n process; a push still running at the 7 s bound is answered without an error in n8n\'s log',
+	name: 'webhook trigger across a SIGTERM and a SIGKILL in the middle of bursts (version 3, Confirm Delivery at its default): none lost but a run that outlived the 7 s bound, none twice by one n8n process; a push still running at the 7 s bound is answered without an error in n8n\'s log',
 	async run(ctx: ScenarioContext) {
 		const emulator = await ctx.emulator();
 		const n8n = await ctx.n8n();

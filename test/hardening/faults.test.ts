@@ -544,7 +544,7 @@ describe('fault injection (the whole describe is captured and scanned)', () => {
 				return leak ? [`${name}: ${leak.slice(0, 400)}`] : [];
 			});
 			expect(leaks).toEqual([]);
-		});
+		}, 120_000);
 	});
 
 	describe('the token appears nowhere', () => {

@@ -270,6 +270,11 @@ describe('the README is a door', () => {
 		expect(screen).toContain('### Your first bot');
 	});
 
+	test("its first bot promises for a photo what the starter answers to one: kind and size (a photo, as Telegram's PhotoSize, has no file name or MIME type)", () => {
+		const firstBot = readme.split('\n### Your first bot\n')[1].split('\n## ')[0];
+		expect(firstBot.replace(/\s+/g, ' ')).toMatch(/a photo: its kind and size; a file: also its name and type/);
+	});
+
 	test("its set-up commands are CONTRIBUTING's, word for word, and package.json has them", () => {
 		const commands = (text: string): string[] => text.split('\n').filter((line) => /^npm (run dev|test)\s+#/.test(line));
 		expect(commands(readme)).toEqual(commands(read('.github/CONTRIBUTING.md')));
@@ -311,6 +316,12 @@ describe('the README builds a bot as the editor of new nodes has it', () => {
 		// n8n 2.41's expression editor inserts " }}" after a typed "{{"; typing "}}" as well leaves a stray "}}" in the text sent.
 		expect(section).toMatch(/adds the closing `\}\}` itself/);
 		expect(read('docs/messages.md')).toMatch(/adds the closing `\}\}` itself/);
+	});
+
+	test('it and the fields page say how to go on typing after the }} the editor added, so the rest of the text does not land inside the expression', () => {
+		// The cursor stays before the added " }}": text typed on lands inside the braces and the preview shows [invalid syntax] (seen in the new-user trial).
+		expect(section).toMatch(/cursor inside: click after the `\}\}`/);
+		expect(read('docs/messages.md')).toMatch(/cursor inside: click after the `\}\}`/);
 	});
 });
 

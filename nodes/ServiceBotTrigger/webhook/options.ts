@@ -9,27 +9,51 @@ import { LIMITS } from '../../shared/spec';
 import type { TriggerContext } from '../../shared/trigger/identity';
 import { optionsOf, wholeNumber } from '../../shared/trigger/settings';
 
-export const webhookOptionFields: INodeProperties[] = [
-	{
+/** The node version from which Confirm Delivery is "When the Run Ends" unless chosen otherwise. */
+export const CONFIRMS_AFTER_RUN_SINCE = 3;
+
+type ConfirmDelivery = 'afterRun' | 'whenStarted';
+
+function confirmDeliveryField(defaultValue: ConfirmDelivery): INodeProperties {
+	return {
 		displayName: 'Confirm Delivery',
 		name: 'confirmDelivery',
 		type: 'options',
-		default: 'whenStarted',
+		default: defaultValue,
 		description: 'When the service is told that an update arrived. Until then it keeps the update and sends it again.',
 		options: [
 			{
 				name: 'When the Run Starts',
 				value: 'whenStarted',
-				description: 'As soon as the execution exists. A run that a restart or a kill of n8n cuts off is not run again.',
+				description:
+					'As soon as the execution exists. A run that a restart or a kill of n8n (regular mode) cuts off is not run again. Enough in queue mode, and faster there.',
 			},
 			{
 				name: 'When the Run Ends',
 				value: 'afterRun',
 				description:
-					'Nothing is lost when n8n (regular mode) restarts or is killed: an update whose run was cut off comes again. A run longer than 7 s is confirmed at 7 s. Not for queue mode.',
+					'Nothing is lost when n8n restarts or is killed: an update whose run was cut off comes again. A run longer than 7 s is confirmed at 7 s. In queue mode give n8n a database pool of 10 (DB_POSTGRESDB_POOL_SIZE).',
 			},
 		],
-	},
+	};
+}
+
+/**
+ * Confirm Delivery's default in this node version, a hidden parameter that is never saved (a default):
+ * n8n 2.x works out the webhook's response mode from the node's parameters alone, without its version
+ * (RESPONSE_MODE below), and gives a node the defaults of the parameters its version shows. So a
+ * version 3 node that never added the option has it, and versions 1 and 2 do not ("When the Run Starts",
+ * what their saved workflows always did).
+ */
+export const confirmDeliveryDefault: INodeProperties = {
+	displayName: 'Confirm Delivery Default',
+	name: 'confirmDeliveryDefault',
+	type: 'hidden',
+	default: 'afterRun',
+	displayOptions: { show: { '@version': [{ _cnd: { gte: CONFIRMS_AFTER_RUN_SINCE } }] } },
+};
+
+const sharedWebhookOptionFields: INodeProperties[] = [
 	{
 		displayName: 'Drop Pending Updates',
 		name: 'dropPendingUpdates',
@@ -63,13 +87,17 @@ export const webhookOptionFields: INodeProperties[] = [
 	},
 ];
 
+/** The webhook's own options: version 1 and 2, then version 3 (Confirm Delivery's default is the run's end). */
+export const webhookOptionFields: INodeProperties[] = [confirmDeliveryField('whenStarted'), ...sharedWebhookOptionFields];
+export const webhookOptionFieldsV3: INodeProperties[] = [confirmDeliveryField('afterRun'), ...sharedWebhookOptionFields];
+
 /** The options as saved: each absent until added. */
 interface SavedWebhookOptions {
 	takeOverExistingWebhook?: boolean;
 	dropPendingUpdates?: boolean;
 	maxConnections?: number;
 	streamAnswers?: boolean;
-	confirmDelivery?: 'afterRun' | 'whenStarted';
+	confirmDelivery?: ConfirmDelivery;
 }
 
 export interface WebhookOptions {
@@ -93,16 +121,24 @@ export function streamsAnswers(ctx: TriggerContext): boolean {
 	return optionsOf<SavedWebhookOptions>(ctx).streamAnswers === true;
 }
 
+/** Confirm Delivery as chosen, else as this node version's default. */
+function confirmDeliveryOf(parameters: INodeParameters): ConfirmDelivery {
+	const chosen = (parameters.options as SavedWebhookOptions | undefined)?.confirmDelivery;
+	return chosen ?? (parameters.confirmDeliveryDefault === 'afterRun' ? 'afterRun' : 'whenStarted');
+}
+
 /** Confirm Delivery "When the Run Ends": n8n ends the push's response when its run ended (webhook/answer.ts). */
 export function confirmsAfterRun(ctx: TriggerContext): boolean {
-	return !streamsAnswers(ctx) && optionsOf<SavedWebhookOptions>(ctx).confirmDelivery === 'afterRun';
+	return !streamsAnswers(ctx) && confirmDeliveryOf(ctx.getNode().parameters) === 'afterRun';
 }
 
 /** The response mode, as n8n evaluates it for each push before webhook() runs. */
-const RESPONSE_MODE_TEMPLATE = '={{ $parameter["options"]["streamAnswers"] || $parameter["options"]["confirmDelivery"] === "afterRun" ? "streaming" : "onReceived" }}';
+const RESPONSE_MODE_TEMPLATE =
+	'={{ $parameter["options"]["streamAnswers"] || ($parameter["options"]["confirmDelivery"] || $parameter["confirmDeliveryDefault"]) === "afterRun" ? "streaming" : "onReceived" }}';
 
-function responseModeOf(options: SavedWebhookOptions | undefined): string {
-	return options?.streamAnswers || options?.confirmDelivery === 'afterRun' ? 'streaming' : 'onReceived';
+function responseModeOf(parameters: INodeParameters): string {
+	const options = parameters.options as SavedWebhookOptions | undefined;
+	return options?.streamAnswers || confirmDeliveryOf(parameters) === 'afterRun' ? 'streaming' : 'onReceived';
 }
 
 /**
@@ -125,7 +161,7 @@ export const RESPONSE_MODE: Pick<IWebhookDescription, 'responseMode' | typeof WE
 	[RESOLVERS]: {
 		responseMode: {
 			template: RESPONSE_MODE_TEMPLATE,
-			resolve: (parameters: INodeParameters) => responseModeOf(parameters.options as unknown as SavedWebhookOptions | undefined),
+			resolve: (parameters: INodeParameters) => responseModeOf(parameters),
 		},
 	},
 };

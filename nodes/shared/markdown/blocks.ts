@@ -14,9 +14,13 @@
  * CommonMark's delimiter stack, and every look-ahead (the backtick run closing a code span, the end of
  * a link) is answered from indexes built once per line.
  *
- * This file reads the blocks, line by line, and is the converter's entry; inline.ts converts a
- * line's inline markup, table.ts a table, lookahead.ts answers the inline parser's look-aheads, and
- * html.ts keeps to what the service's HTML takes.
+ * This file reads the lines into blocks and is the converter's entry; inline.ts converts the inline
+ * markup of a paragraph (its lines as one text, so that emphasis, code spans and links cross its line
+ * breaks as in CommonMark; likewise a list item with the lines that continue it, and each paragraph
+ * of a quote), table.ts a table, lookahead.ts answers the inline parser's look-aheads, and html.ts
+ * keeps to what the service's HTML takes. It is one file over 300 lines because the block reader and
+ * the streamed answer's question "which text does the last line belong to" (`lastTextStart`) must
+ * group lines by the same rules: one reader, `readBlocks`, answers both.
  */
 import { isWhitespace } from './chars';
 import { escapeAttribute, escapeHtml } from './html';
@@ -120,57 +124,202 @@ function listItemOf(line: string): { indent: number; marker: string; content: st
 	return { indent, marker: line.slice(start, end), content: line.slice(content) };
 }
 
-/** Markdown → the service's HTML (see the top of this file). */
-export function markdownToHtml(markdown: string): string {
-	const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
-	const out: string[] = [];
-	for (let index = 0; index < lines.length; index++) {
+/** Whether lines[index] starts a table: a header row with its delimiter row below it. */
+function startsTable(lines: readonly string[], index: number): boolean {
+	return lines[index].includes('|') && index + 1 < lines.length && isTableDelimiter(lines[index + 1]);
+}
+
+/**
+ * Whether a line goes on with the text of the paragraph, list item or quote line above it (CommonMark's
+ * paragraph continuation): not blank, and starting no block of its own.
+ */
+function continuesText(lines: readonly string[], index: number): boolean {
+	const line = lines[index];
+	return (
+		!isBlank(line) &&
+		!fenceOf(line) &&
+		!startsTable(lines, index) &&
+		headingOf(line) === undefined &&
+		!isRule(line) &&
+		quoteOf(line) === undefined &&
+		!listItemOf(line)
+	);
+}
+
+/** The end (exclusive) of the lines that continue the text of lines[from - 1]. */
+function continuationEnd(lines: readonly string[], from: number): number {
+	let end = from;
+	while (end < lines.length && continuesText(lines, end)) end++;
+	return end;
+}
+
+/**
+ * The blocks of a text, each a range of its lines. A paragraph (its lines up to a blank line or a
+ * line that starts a block), a list item with the lines that continue it, and each paragraph of a
+ * quote are one inline text: emphasis, code spans and links cross their line breaks as in CommonMark.
+ * A quote ends at the first line without `>` (no lazy continuation: the line after it is shown apart).
+ */
+type Block =
+	| { kind: 'fence'; from: number; to: number; language: string; closed: boolean }
+	| { kind: 'table'; from: number; to: number }
+	| { kind: 'heading'; from: number; to: number; content: string }
+	| { kind: 'rule'; from: number; to: number }
+	| { kind: 'quote'; from: number; to: number; contents: string[] }
+	| { kind: 'item'; from: number; to: number; item: { indent: number; marker: string; content: string } }
+	| { kind: 'paragraph'; from: number; to: number };
+
+function readBlocks(lines: readonly string[]): Block[] {
+	const blocks: Block[] = [];
+	let index = 0;
+	while (index < lines.length) {
+		const from = index;
 		const line = lines[index];
 		const fence = fenceOf(line);
 		if (fence) {
-			const body: string[] = [];
 			index++;
-			while (index < lines.length && !closesFence(lines[index], fence)) body.push(lines[index++]);
-			const code = escapeHtml(body.join('\n'));
-			out.push(fence.language ? `<pre><code class="language-${escapeAttribute(fence.language)}">${code}</code></pre>` : `<pre>${code}</pre>`);
+			while (index < lines.length && !closesFence(lines[index], fence)) index++;
+			const closed = index < lines.length;
+			if (closed) index++;
+			blocks.push({ kind: 'fence', from, to: index, language: fence.language, closed });
 			continue;
 		}
-		if (line.includes('|') && index + 1 < lines.length && isTableDelimiter(lines[index + 1])) {
-			const rows: string[] = [];
-			let next = index + 2;
-			while (next < lines.length && lines[next].includes('|') && !isBlank(lines[next])) rows.push(lines[next++]);
-			out.push(renderTable(line, rows));
-			index = next - 1;
+		if (startsTable(lines, index)) {
+			index += 2;
+			while (index < lines.length && lines[index].includes('|') && !isBlank(lines[index])) index++;
+			blocks.push({ kind: 'table', from, to: index });
 			continue;
 		}
 		const heading = headingOf(line);
 		if (heading !== undefined) {
-			out.push(heading ? `<b>${inlineHtml(heading)}</b>` : '');
+			blocks.push({ kind: 'heading', from, to: ++index, content: heading });
 			continue;
 		}
 		if (isRule(line)) {
-			out.push('———');
+			blocks.push({ kind: 'rule', from, to: ++index });
 			continue;
 		}
 		const quote = quoteOf(line);
 		if (quote !== undefined) {
-			const quoted = [quote];
-			while (index + 1 < lines.length) {
-				const next = quoteOf(lines[index + 1]);
+			const contents = [quote];
+			for (index++; index < lines.length; index++) {
+				const next = quoteOf(lines[index]);
 				if (next === undefined) break;
-				quoted.push(next);
-				index++;
+				contents.push(next);
 			}
-			out.push(`<blockquote>${quoted.map((text) => inlineHtml(text)).join('\n')}</blockquote>`);
+			blocks.push({ kind: 'quote', from, to: index, contents });
 			continue;
 		}
 		const item = listItemOf(line);
 		if (item) {
-			const marker = isDigit(item.marker[0]) ? `${item.marker.slice(0, -1)}.` : '•';
-			out.push(`${'  '.repeat(Math.floor(item.indent / 2))}${marker} ${inlineHtml(item.content)}`);
+			index = continuationEnd(lines, index + 1);
+			blocks.push({ kind: 'item', from, to: index, item });
 			continue;
 		}
-		out.push(inlineHtml(line));
+		index = isBlank(line) ? index + 1 : continuationEnd(lines, index + 1);
+		blocks.push({ kind: 'paragraph', from, to: index });
+	}
+	return blocks;
+}
+
+/** A quote's lines as HTML: each of its paragraphs (up to a blank quote line or a block's marker) one inline text. */
+function quoteHtml(contents: readonly string[]): string {
+	const out: string[] = [];
+	for (let index = 0; index < contents.length; ) {
+		const end = isBlank(contents[index]) ? index + 1 : continuationEnd(contents, index + 1);
+		out.push(inlineHtml(contents.slice(index, end).join('\n')));
+		index = end;
+	}
+	return out.join('\n');
+}
+
+/** The lines of a text, its line endings as \n. */
+function linesOf(markdown: string): string[] {
+	return markdown.replace(/\r\n?/g, '\n').split('\n');
+}
+
+/**
+ * Whether the last line of `markdown` is inside a code fence opened above it and not closed: code,
+ * shown as written (a streamed answer holds nothing of it back).
+ */
+export function lastLineInFence(markdown: string): boolean {
+	const lines = linesOf(markdown);
+	let open: { char: string; length: number } | undefined;
+	for (let index = 0; index < lines.length - 1; index++) {
+		if (open) {
+			if (closesFence(lines[index], open)) open = undefined;
+		} else {
+			open = fenceOf(lines[index]);
+		}
+	}
+	return open !== undefined;
+}
+
+/**
+ * Where the inline text that holds the last line of `markdown` (its line endings as \n) starts: the
+ * first line of its paragraph, list item or quote paragraph, as an offset. Undefined when the last
+ * line is in a heading, a table, a fence or a rule, or is blank after a blank line.
+ * A streamed answer holds that text back from its first unfinished markup, which a later line may close.
+ */
+export function lastTextStart(markdown: string): number | undefined {
+	const lines = linesOf(markdown);
+	const blocks = readBlocks(lines);
+	let last = blocks.at(-1);
+	// A blank last line may still become a line that continues the text above it (the answer is still
+	// being written): the text is the block above, the blank line with it. After two, the text ended.
+	if (last?.kind === 'paragraph' && isBlank(lines[last.from]) && blocks.length > 1) {
+		last = blocks[blocks.length - 2];
+		if (last.kind === 'paragraph' && isBlank(lines[last.from])) return undefined;
+	}
+	if (!last || last.kind === 'fence' || last.kind === 'table' || last.kind === 'heading' || last.kind === 'rule') return undefined;
+	let from = last.from;
+	if (last.kind === 'quote') {
+		// The last paragraph of the quote: after its last blank quote line or block marker.
+		const { contents } = last;
+		let start = contents.length - 1;
+		// A blank last quote line may still become one that continues the paragraph above it.
+		if (start > 0 && isBlank(contents[start]) && !isBlank(contents[start - 1])) start--;
+		while (start > 0 && continuesText(contents, start)) start--;
+		from += start;
+	}
+	let offset = 0;
+	for (let index = 0; index < from; index++) offset += lines[index].length + 1;
+	return offset;
+}
+
+/** Markdown → the service's HTML (see the top of this file). */
+export function markdownToHtml(markdown: string): string {
+	const lines = linesOf(markdown);
+	const out: string[] = [];
+	for (const block of readBlocks(lines)) {
+		switch (block.kind) {
+			case 'fence': {
+				const code = escapeHtml(lines.slice(block.from + 1, block.closed ? block.to - 1 : block.to).join('\n'));
+				out.push(block.language ? `<pre><code class="language-${escapeAttribute(block.language)}">${code}</code></pre>` : `<pre>${code}</pre>`);
+				break;
+			}
+			case 'table':
+				out.push(renderTable(lines[block.from], lines.slice(block.from + 2, block.to)));
+				break;
+			case 'heading':
+				out.push(block.content ? `<b>${inlineHtml(block.content)}</b>` : '');
+				break;
+			case 'rule':
+				out.push('———');
+				break;
+			case 'quote':
+				out.push(`<blockquote>${quoteHtml(block.contents)}</blockquote>`);
+				break;
+			case 'item': {
+				const { item } = block;
+				const marker = isDigit(item.marker[0]) ? `${item.marker.slice(0, -1)}.` : '•';
+				const text = [item.content, ...lines.slice(block.from + 1, block.to)].join('\n');
+				out.push(`${'  '.repeat(Math.floor(item.indent / 2))}${marker} ${inlineHtml(text)}`);
+				break;
+			}
+			case 'paragraph':
+				out.push(inlineHtml(lines.slice(block.from, block.to).join('\n')));
+				break;
+		}
 	}
 	return out.join('\n');
 }

@@ -1,6 +1,8 @@
 /**
- * One line's inline Markdown → the service's HTML: code spans, autolinks, links, and emphasis matched
- * with CommonMark's delimiter stack (linear in the line: every look-ahead comes from lookahead.ts).
+ * One text's inline Markdown → the service's HTML: code spans, autolinks, links, and emphasis matched
+ * with CommonMark's delimiter stack (linear in the text: every look-ahead comes from lookahead.ts). A
+ * text is a line, or the lines of a paragraph joined by \n (blocks.ts): a line break is whitespace to
+ * emphasis, a space in a code span, and may stand in a link's label.
  */
 import { isAsciiPunctuation, isPunctuation, isWhitespace } from './chars';
 import { escapeAttribute, escapeHtml, safeUrl } from './html';
@@ -22,6 +24,8 @@ interface Piece {
 /** A run of `*`, `_` or `~~` that may open or close emphasis (CommonMark's delimiter run). */
 interface Delimiter {
 	char: string;
+	/** Where the run starts in the line. */
+	at: number;
 	/** The run's length as written, for the rule of 3. */
 	length: number;
 	/** The characters not yet used by a match. */
@@ -39,6 +43,8 @@ interface Delimiter {
 /** A `[` that may start a link's label. */
 interface Bracket {
 	piece: number;
+	/** Where the `[` is in the line. */
+	at: number;
 	/** The last delimiter before it: emphasis inside the label is matched above it. */
 	below?: Delimiter;
 	active: boolean;
@@ -50,7 +56,7 @@ function floorKey(delimiter: Delimiter): number {
 	return (delimiter.char === '*' ? 0 : 6) + (delimiter.canOpen ? 3 : 0) + (delimiter.length % 3);
 }
 
-/** One line's inline Markdown, parsed into pieces (CommonMark's inline algorithm, restricted to what the service shows). */
+/** One text's inline Markdown, parsed into pieces (CommonMark's inline algorithm, restricted to what the service shows). */
 class InlineParser {
 	private readonly pieces: Piece[] = [];
 	private pending = '';
@@ -58,8 +64,32 @@ class InlineParser {
 	private readonly brackets: Bracket[] = [];
 	private backticks: BacktickRuns | undefined;
 	private links: LinkIndex | undefined;
+	/** The first markup that stayed text only because the line ends before it is complete (`unfinishedFrom`). */
+	private unfinished: number | undefined;
 
 	constructor(private readonly text: string) {}
+
+	/** Where the line's first unfinished markup starts: an opener with no closer yet, a code span, link or autolink not closed, a last backslash. */
+	unfinishedFrom(): number | undefined {
+		this.parse();
+		let first = this.unfinished;
+		for (const piece of this.pieces) {
+			const delimiter = piece.delimiter;
+			if (!delimiter) continue;
+			// An opener still waiting for its closer, or a run at the text's end that closed nothing or has
+			// characters left: the next character may make it (or what is left of it) an opener (`*` then
+			// `*b`; `***` closing `**` then `c*`).
+			const open = delimiter.canOpen && delimiter.count > 0;
+			const last = delimiter.at + delimiter.length === this.text.length && (!delimiter.closes || delimiter.count > 0);
+			if (open || last) first = Math.min(first ?? delimiter.at, delimiter.at);
+		}
+		for (const bracket of this.brackets) first = Math.min(first ?? bracket.at, bracket.at);
+		return first;
+	}
+
+	private markUnfinished(at: number): void {
+		this.unfinished = Math.min(this.unfinished ?? at, at);
+	}
 
 	parse(): Piece[] {
 		const { text } = this;
@@ -76,6 +106,7 @@ class InlineParser {
 					this.pending += text[index + 1];
 					index += 2;
 				} else {
+					if (index === text.length - 1) this.markUnfinished(index);
 					this.pending += char;
 					index++;
 				}
@@ -85,7 +116,7 @@ class InlineParser {
 				index = this.autolink(index);
 			} else if (char === '[') {
 				this.push({ html: '[', text: '[' });
-				this.brackets.push({ piece: this.pieces.length - 1, below: this.top, active: true });
+				this.brackets.push({ piece: this.pieces.length - 1, at: index, below: this.top, active: true });
 				index++;
 			} else if (char === ']') {
 				index = this.closeBracket(index);
@@ -117,10 +148,13 @@ class InlineParser {
 		this.backticks ??= new BacktickRuns(text);
 		const close = this.backticks.closer(length, end);
 		if (close < 0) {
+			this.markUnfinished(index);
 			this.pending += text.slice(index, end);
 			return end;
 		}
+		// A line ending inside a code span is a space, the next line's indentation gone (CommonMark 6.1 and 4.8).
 		let code = text.slice(end, close);
+		if (code.includes('\n')) code = code.replace(/\n[ \t]*/g, ' ');
 		if (code.length > 2 && code.startsWith(' ') && code.endsWith(' ') && code.trim() !== '') code = code.slice(1, -1);
 		this.push({ html: `<code>${escapeHtml(code)}</code>`, text: code, inLink: escapeHtml(code) });
 		return close + length;
@@ -133,6 +167,7 @@ class InlineParser {
 		while (end < text.length && text[end] !== '>' && text[end] !== '<' && !isWhitespace(text[end])) end++;
 		const url = text[end] === '>' ? safeUrl(text.slice(index + 1, end)) : undefined;
 		if (url === undefined) {
+			if (end === text.length) this.markUnfinished(index);
 			this.pending += '<';
 			return index + 1;
 		}
@@ -146,8 +181,10 @@ class InlineParser {
 		let end = index;
 		while (text[end] === char) end++;
 		const run = text.slice(index, end);
-		// Strikethrough is exactly two tildes; other tilde runs are text.
+		// Strikethrough is exactly two tildes; other tilde runs are text (at the line's end, the next
+		// character may still make one: `~` then `~~`).
 		if (char === '~' && run.length !== 2) {
+			if (end === text.length) this.markUnfinished(index);
 			this.pending += run;
 			return end;
 		}
@@ -158,10 +195,11 @@ class InlineParser {
 		const canOpen = char === '_' ? leftFlanking && (!rightFlanking || isPunctuation(before)) : leftFlanking;
 		const canClose = char === '_' ? rightFlanking && (!leftFlanking || isPunctuation(after)) : rightFlanking;
 		if (!canOpen && !canClose) {
+			if (end === text.length) this.markUnfinished(index);
 			this.pending += run;
 			return end;
 		}
-		const delimiter: Delimiter = { char, length: run.length, count: run.length, canOpen, canClose, prev: this.top };
+		const delimiter: Delimiter = { char, at: index, length: run.length, count: run.length, canOpen, canClose, prev: this.top };
 		if (this.top) this.top.next = delimiter;
 		this.top = delimiter;
 		this.push({ html: run, text: run, delimiter });
@@ -178,6 +216,8 @@ class InlineParser {
 		const url = link && safeUrl(link.url);
 		this.brackets.pop();
 		if (!link || url === undefined) {
+			// `[label](…` with its `)` still to come, or `[label]` at the line's end: a link being written.
+			if (opener.active && (this.text[index + 1] === '(' || index + 1 === this.text.length)) this.markUnfinished(opener.at);
 			this.pending += ']';
 			return index + 1;
 		}
@@ -280,4 +320,14 @@ export function inlineText(text: string): string {
 		.parse()
 		.map((piece) => (piece.delimiter ? piece.delimiter.char.repeat(piece.delimiter.count) : piece.text))
 		.join('');
+}
+
+/**
+ * Where a text's first unfinished markup starts (undefined: none), for an answer still being written:
+ * an emphasis opener with no closer yet, a code span, link or autolink not closed, a last backslash.
+ * The converter shows those as text, and the next words (maybe on the paragraph's next line) could
+ * make them markup, so a streamed answer holds the paragraph back from there until it is complete.
+ */
+export function unfinishedFrom(text: string): number | undefined {
+	return new InlineParser(text).unfinishedFrom();
 }

@@ -5,10 +5,17 @@ import { LIMITS, UPDATE_TYPES } from '../spec';
 import { CREDENTIAL_TYPE } from '../transport/token';
 import type { PhotoSize } from './files';
 import { BINARY_FIELD } from './files';
-import { OUTPUT_KINDS } from './output';
+import { FILES_OUTPUT_SINCE, outputKinds } from './output';
 
-/** n8n's outputs of a trigger node: one, or one per kind of update with Separate Outputs by Kind (evaluated by n8n). */
-const TRIGGER_OUTPUTS: `={{${string}}}` = `={{ $parameter.options?.separateOutputs === true ? ${JSON.stringify(OUTPUT_KINDS.map(({ displayName }) => ({ type: 'main', displayName })))} : ["main"] }}`;
+/** The outputs of Separate Outputs by Kind as n8n takes them. */
+const outputsJson = (filesOutput: boolean): string => JSON.stringify(outputKinds(filesOutput).map(({ displayName }) => ({ type: 'main', displayName })));
+
+/**
+ * n8n's outputs of a trigger node: one, or one per kind of update with Separate Outputs by Kind,
+ * with a Files output from version 3 (evaluated by n8n, in the editor too, over the node's parameters
+ * and its `$nodeVersion`).
+ */
+const TRIGGER_OUTPUTS: `={{${string}}}` = `={{ $parameter.options?.separateOutputs === true ? ($nodeVersion >= ${FILES_OUTPUT_SINCE} ? ${outputsJson(true)} : ${outputsJson(false)}) : ["main"] }}`;
 
 const UPDATE_TYPE_NAMES: Record<(typeof UPDATE_TYPES)[number], { name: string; description: string; words: string }> = {
 	message: { name: 'Message', description: 'A user sends a message in a chat the bot can see', words: 'messages' },
@@ -24,15 +31,17 @@ export const SUBTITLE = `={{ ${SELECTED}.length === 0 || ${SELECTED}.includes("*
 /**
  * Version 2 (new nodes): every item carries `sessionId` and `chatInput`, which n8n's AI Agent and
  * memory nodes read in their automatic modes, and the handy fields are on unless turned off. Version 1
- * (saved workflows) keeps its output: the update, and the handy fields only when turned on.
+ * (saved workflows) keeps its output: the update, and the handy fields only when turned on. Version 3:
+ * Separate Outputs by Kind has a Files output (messages carrying a file), Messages the rest; version 2
+ * keeps its three outputs.
  */
-export const TRIGGER_VERSIONS = [1, 2];
+export const TRIGGER_VERSIONS = [1, 2, 3];
 
 /** What both trigger nodes are alike in (besides icon and subtitle): group, versions, no input, one output, the credential. */
 export const TRIGGER_NODE_BASE = {
 	group: ['trigger'],
 	version: TRIGGER_VERSIONS,
-	defaultVersion: 2,
+	defaultVersion: 3,
 	inputs: [],
 	outputs: TRIGGER_OUTPUTS,
 	credentials: [{ name: CREDENTIAL_TYPE, required: true }],
@@ -81,14 +90,23 @@ const showTyping: INodeProperties = {
 		'Whether to show "typing…" in the chat as soon as a message that starts the workflow arrives, and keep it shown while the workflow runs (until it sends a message to that chat or ends; at most 3 minutes), so the user sees the bot is working while, say, an AI agent thinks',
 };
 
-const separateOutputs: INodeProperties = {
-	displayName: 'Separate Outputs by Kind',
-	name: 'separateOutputs',
-	type: 'boolean',
-	// On once added, like Show Typing; left out, the trigger keeps its one output.
-	default: true,
-	description: `Whether to give each kind of update its own output: ${OUTPUT_KINDS.map(({ displayName }) => displayName).join(', ')} (messages whose text starts with /). The nodes after the trigger then need no Switch.`,
-};
+function separateOutputsOption(filesOutput: boolean): INodeProperties {
+	return {
+		displayName: 'Separate Outputs by Kind',
+		name: 'separateOutputs',
+		type: 'boolean',
+		// On once added, like Show Typing; left out, the trigger keeps its one output.
+		default: true,
+		description: filesOutput
+			? `Whether to give each kind of update its own output: ${outputKinds(true).map(({ displayName }) => displayName).join(', ')}. Files takes the messages carrying a file (a photo, document, voice note or video, with or without a caption), Commands the messages whose text starts with /. The nodes after the trigger then need no Switch.`
+			: `Whether to give each kind of update its own output: ${outputKinds(false).map(({ displayName }) => displayName).join(', ')} (messages whose text starts with /). The nodes after the trigger then need no Switch.`,
+	};
+}
+
+const separateOutputs = separateOutputsOption(false);
+
+/** Version 3: a Files output. */
+const separateOutputsV3 = separateOutputsOption(true);
 
 const downloadFiles: INodeProperties = {
 	displayName: 'Download Files',
@@ -144,10 +162,15 @@ function collection(options: INodeProperties[], versions: NonNullable<NonNullabl
 	};
 }
 
-/** The Options collection of each version: the options both deliveries share and the delivery's own. */
-export function optionsCollections(own: INodeProperties[]): INodeProperties[] {
+/**
+ * The Options collection of each version: the options both deliveries share and the delivery's own
+ * (`ownSinceV3` where version 3 gives one of them another default).
+ */
+export function optionsCollections(own: INodeProperties[], ownSinceV3: INodeProperties[] = own): INodeProperties[] {
+	const shared = [downloadFiles, photoSize, restrictToChatIds, restrictToUserIds, showTyping];
 	return [
-		collection([addHandyFields, downloadFiles, photoSize, restrictToChatIds, restrictToUserIds, separateOutputs, showTyping, ...own], [1]),
-		collection([addHandyFieldsV2, downloadFiles, photoSize, restrictToChatIds, restrictToUserIds, separateOutputs, showTyping, ...own], [{ _cnd: { gte: 2 } }]),
+		collection([addHandyFields, separateOutputs, ...shared, ...own], [1]),
+		collection([addHandyFieldsV2, separateOutputs, ...shared, ...own], [2]),
+		collection([addHandyFieldsV2, separateOutputsV3, ...shared, ...ownSinceV3], [{ _cnd: { gte: FILES_OUTPUT_SINCE } }]),
 	];
 }

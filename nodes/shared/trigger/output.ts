@@ -16,29 +16,64 @@ export interface OutputShape {
 	readonly downloadFiles: boolean;
 	/** `sessionId` and `chatInput` on every item (trigger version 2). */
 	readonly agentInput: boolean;
-	/** One output per kind of update (OUTPUT_KINDS) instead of one for all. */
+	/** One output per kind of update (outputKinds) instead of one for all. */
 	readonly separateOutputs: boolean;
+	/** Separate Outputs by Kind has a Files output (trigger version 3). */
+	readonly filesOutput: boolean;
 }
 
+/** What a run is, for Separate Outputs by Kind. */
+type Kind = 'message' | 'file' | 'command' | 'click';
+
 /**
- * The outputs of Separate Outputs by Kind, in order. A command is a message whose text starts with
- * "/" (the service's convention for bot commands); a click is a callback query; anything else the
- * trigger runs for is a message.
+ * The outputs of Separate Outputs by Kind, in order, by node version. A command is a message whose
+ * text starts with "/" (the service's convention for bot commands); a click is a callback query; a
+ * file a message carrying one (a photo, document, voice note or video: `file_kind` not null); anything
+ * else the trigger runs for is a message. Version 3 gives files their own output, so a voice bot sends
+ * them to a transcription and the texts straight on; versions 1 and 2 (saved workflows) keep three
+ * outputs, a file on Messages (or Commands, captioned "/…").
  */
-export const OUTPUT_KINDS = [
-	{ displayName: 'Messages', holds: (update: ReceivedUpdate) => update.type !== 'callback_query' && !isCommand(update) },
-	{ displayName: 'Commands', holds: isCommand },
-	{ displayName: 'Clicks', holds: (update: ReceivedUpdate) => update.type === 'callback_query' },
-] as const;
+const OUTPUTS_WITH_FILES: ReadonlyArray<{ displayName: string; kind: Kind }> = [
+	{ displayName: 'Messages', kind: 'message' },
+	{ displayName: 'Files', kind: 'file' },
+	{ displayName: 'Commands', kind: 'command' },
+	{ displayName: 'Clicks', kind: 'click' },
+];
+
+const OUTPUTS_WITHOUT_FILES = OUTPUTS_WITH_FILES.filter((output) => output.kind !== 'file');
+
+/** The first node version whose Separate Outputs by Kind has a Files output. */
+export const FILES_OUTPUT_SINCE = 3;
+
+export function outputKinds(filesOutput: boolean): ReadonlyArray<{ displayName: string; kind: Kind }> {
+	return filesOutput ? OUTPUTS_WITH_FILES : OUTPUTS_WITHOUT_FILES;
+}
 
 export function isCommand(update: ReceivedUpdate): boolean {
 	return update.type === 'message' && (update.text?.startsWith('/') ?? false);
 }
 
-/** What the trigger emits for one item: on the one output, or on the output of the update's kind. */
-export function routed(update: ReceivedUpdate, item: INodeExecutionData, shape: OutputShape): INodeExecutionData[][] {
+/**
+ * The kind of a run of `updates` (one, or the messages Group Messages Within gathered, the last
+ * the one replied to). A file wins over a command: a captioned file is a file (its caption is on the
+ * item), so no file reaches a path that does not expect one; in a group, any message's file counts,
+ * as the item carries the first file (groupedItem).
+ */
+function kindOf(updates: readonly ReceivedUpdate[], filesOutput: boolean): Kind {
+	const last = updates[updates.length - 1];
+	if (last.type === 'callback_query') return 'click';
+	if (filesOutput && updates.some((update) => update.media !== undefined)) return 'file';
+	return isCommand(last) ? 'command' : 'message';
+}
+
+/**
+ * What the trigger emits for one item: on the one output, or on the output of its kind. `together`
+ * are the updates the item stands for (Group Messages Within), `update` the last of them.
+ */
+export function routed(update: ReceivedUpdate, item: INodeExecutionData, shape: OutputShape, together: readonly ReceivedUpdate[] = [update]): INodeExecutionData[][] {
 	if (!shape.separateOutputs) return [[item]];
-	return OUTPUT_KINDS.map((kind) => (kind.holds(update) ? [item] : []));
+	const kind = kindOf(together, shape.filesOutput);
+	return outputKinds(shape.filesOutput).map((output) => (output.kind === kind ? [item] : []));
 }
 
 /**

@@ -14,6 +14,7 @@ import type { PhotoSize } from './files';
 import { PHOTO_SIZES } from './files';
 import { normaliseId } from './filters';
 import type { TriggerContext } from './identity';
+import { FILES_OUTPUT_SINCE } from './output';
 
 /** The options both triggers show (description.ts), as saved: each absent until added. */
 interface SharedOptions {
@@ -110,6 +111,7 @@ export function readDeliverySettings(ctx: TriggerContext): DeliverySettings {
 		agentInput: ctx.getNode().typeVersion >= 2,
 		showTyping: options.showTyping === true,
 		separateOutputs: options.separateOutputs === true,
+		filesOutput: ctx.getNode().typeVersion >= FILES_OUTPUT_SINCE,
 		downloadFiles: options.downloadFiles === true,
 		photoSize: photoSizeOf(ctx, options.photoSize),
 	};

@@ -36,6 +36,8 @@ export interface Page {
 	waitForURL(url: string | RegExp | ((url: URL) => boolean), options?: { timeout?: number }): Promise<void>;
 	screenshot(options: { path: string; fullPage?: boolean; timeout?: number }): Promise<unknown>;
 	keyboard: { press(key: string): Promise<void> };
+	/** Runs a script in the page (a string: the test code has no DOM types) and returns its value. */
+	evaluate<R>(expression: string): Promise<R>;
 	url(): string;
 	on(event: 'console' | 'pageerror', listener: (arg: { text?: () => string; message?: string }) => void): void;
 }

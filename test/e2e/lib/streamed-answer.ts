@@ -92,12 +92,20 @@ export interface StreamedAnswerFigures {
  * most one a second (by arrival at the service), the 429 met once, and at the end exactly the
  * reference's messages.
  */
-export async function askAndCheckStreamedAnswer(emulator: EmulatorProcess, chatId: string, referenceChatId: string): Promise<StreamedAnswerFigures> {
+export async function askAndCheckStreamedAnswer(
+	emulator: EmulatorProcess,
+	chatId: string,
+	referenceChatId: string,
+	/** How the user writes the question (default: through the emulator's control API, as the demo user). */
+	ask: (text: string) => Promise<void> = async (text) => {
+		await emulator.userSends(text, chatId);
+	},
+): Promise<StreamedAnswerFigures> {
 	const botTexts = async (chat: string): Promise<string[]> => (await emulator.history(chat)).filter((message) => message.from?.is_bot === true).map((message) => String(message.text));
 	// One edit is refused with 429 (retry_after 1): the next carries everything written meanwhile.
 	await emulator.failCalls('editMessageText', 429, 1);
 	const asked = Date.now();
-	await emulator.userSends('Tell me about the plans', chatId);
+	await ask('Tell me about the plans');
 	await waitFor('the first words in the chat', async () => (await botTexts(chatId))[0], { limitMs: 60_000, intervalMs: 50 });
 	const firstSeenMs = Date.now() - asked;
 	const expected = await waitFor('the reference answer', async () => {

@@ -34,10 +34,11 @@ export function webhookStart(node: Placed & { webhookId: string; path: string })
 
 /**
  * Service Bot Trigger (webhook delivery) with its Trigger On and options, with the handy fields: turned
- * on in version 1 (default), on by default in version 2 (which adds sessionId and chatInput).
+ * on in version 1 (default), on by default in version 2 (which adds sessionId and chatInput); version 3
+ * adds a Files output to Separate Outputs by Kind.
  */
 export function webhookTrigger(
-	node: Placed & { credentialId: string; webhookId: string; updates: string[]; options?: Record<string, unknown>; typeVersion?: 1 | 2 },
+	node: Placed & { credentialId: string; webhookId: string; updates: string[]; options?: Record<string, unknown>; typeVersion?: 1 | 2 | 3 },
 ): WorkflowNode {
 	const typeVersion = node.typeVersion ?? 1;
 	return {
@@ -57,7 +58,7 @@ export function webhookTrigger(
  * (Trigger On, options, version 2 as the editor adds it today).
  */
 export function pollingTrigger(
-	node: Placed & { credentialId: string; updates?: string[]; options?: Record<string, unknown>; typeVersion?: 1 | 2 },
+	node: Placed & { credentialId: string; updates?: string[]; options?: Record<string, unknown>; typeVersion?: 1 | 2 | 3 },
 ): WorkflowNode {
 	return {
 		id: node.id,

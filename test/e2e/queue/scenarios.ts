@@ -245,7 +245,10 @@ async function duplicateWindowRun(ctx: ScenarioContext, removeDuplicates: boolea
 		const resent = sent.filter((entry) => entry.updateId % RESENT_EVERY === 0);
 		for (const entry of resent) {
 			const copies = cluster.proxy.copies(path, entry.updateId);
-			assert.ok(copies.length >= 2 && copies[0].answerDropped && copies[0].status === 200, `update ${entry.updateId}: run by n8n, its answer dropped, sent again`);
+			assert.ok(
+				copies.length >= 2 && copies[0].answerDropped && copies[0].status === 200,
+				`update ${entry.updateId}: run by n8n, its answer dropped, sent again; the load balancer saw ${JSON.stringify(copies)}`,
+			);
 		}
 		const sameProcess = resent.filter((entry) => {
 			const copies = cluster.proxy.copies(path, entry.updateId);

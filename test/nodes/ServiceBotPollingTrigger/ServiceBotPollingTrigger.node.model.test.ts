@@ -20,10 +20,10 @@
  * Through n8n-core's TriggerContext against the emulator; a new n8n process is the node's modules
  * loaded afresh on the saved static data (`inNewProcess`).
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { ServiceBotPollingTrigger } from '../../../nodes/ServiceBotPollingTrigger/ServiceBotPollingTrigger.node';
-import type { Emulator, RecordedCall } from '../../emulator';
+import type { Emulator } from '../../emulator';
 import type { RunningTrigger, TriggerHarness } from '../../harness';
 import { LIMITS } from '../../spec';
 import { freshNodeType, inNewProcess, makeHarness } from '../../harness/trigger-nodes';
@@ -50,8 +50,12 @@ interface Workflow {
 	/** Whether its Trigger On and filters select the update (the spec of the options, written here). */
 	selects(update: Sent): boolean;
 	harness: TriggerHarness;
-	/** One per n8n process it was published in; `killedAtCall`: the last service call before n8n was killed there. */
-	runs: Array<{ trigger: RunningTrigger; emittedAfterCall: number[]; killedAtCall?: number }>;
+	/**
+	 * One per n8n process it was published in: per emit, the updates it ran that the service had marked
+	 * delivered before n8n created the execution; `keptAtKill`: the updates the service still kept
+	 * pending when n8n was killed there.
+	 */
+	runs: Array<{ trigger: RunningTrigger; doneBeforeEmit: number[][]; keptAtKill?: Set<number> }>;
 	published: boolean;
 	expected: Set<number>;
 }
@@ -69,8 +73,6 @@ function updatesOf(item: IDataObject): number[] {
 function ran(workflow: Workflow): number[] {
 	return workflow.runs.flatMap((run) => run.trigger.emitted.flatMap((emit) => updatesOf(emit[0][0].json)));
 }
-
-const polls = (): RecordedCall[] => emu.callsTo('getUpdates');
 
 async function model(seed: number, steps: number): Promise<string[]> {
 	const next = random(seed);
@@ -92,13 +94,20 @@ async function model(seed: number, steps: number): Promise<string[]> {
 		await made('Group chat, grouping', { updates: ['message'], options: { chatIds: emu.demo.groupChatId, groupMessagesSeconds: 1 } }, (update) => update.chat === 'group'),
 	];
 	const sent: Sent[] = [];
+	/** The updates the service keeps pending now (not marked delivered yet), under the token the credential holds. */
+	const keptNow = (): Set<number> => new Set(emu.pendingUpdates(credentials.accessToken).map((update) => update.update_id));
 	let tokens = 0;
 
 	const start = async (workflow: Workflow, harness: TriggerHarness): Promise<void> => {
-		const emittedAfterCall: number[] = [];
-		const trigger = await harness.startTrigger({ executions: 'whenAsked', onEmit: () => emittedAfterCall.push(emu.calls.at(-1)?.seq ?? 0) });
+		const doneBeforeEmit: number[][] = [];
+		// What the emulator itself keeps pending as n8n creates the execution: an update marked delivered is gone.
+		const onEmit = (data: INodeExecutionData[][]): void => {
+			const kept = keptNow();
+			doneBeforeEmit.push(updatesOf(data[0][0].json).filter((id) => !kept.has(id)));
+		};
+		const trigger = await harness.startTrigger({ executions: 'whenAsked', onEmit });
 		started.push(trigger);
-		workflow.runs.push({ trigger, emittedAfterCall });
+		workflow.runs.push({ trigger, doneBeforeEmit });
 		workflow.harness = harness;
 		workflow.published = true;
 	};
@@ -150,8 +159,7 @@ async function model(seed: number, steps: number): Promise<string[]> {
 				run.trigger.emitted.flatMap((emit) => updatesOf(emit[0][0].json)).filter((id) =>
 					workflow.runs.slice(0, index).some((earlier) => {
 						if (!earlier.trigger.emitted.some((emit) => updatesOf(emit[0][0].json).includes(id))) return false;
-						const told = polls().find((call) => typeof call.body.offset === 'number' && call.body.offset > id);
-						return earlier.killedAtCall === undefined || (told !== undefined && told.seq <= earlier.killedAtCall);
+						return earlier.keptAtKill?.has(id) !== true;
 					}),
 				),
 			);
@@ -197,7 +205,7 @@ async function model(seed: number, steps: number): Promise<string[]> {
 				await wait(Math.floor(next() * 60));
 				for (const workflow of published) {
 					const run = workflow.runs.at(-1);
-					if (run) run.killedAtCall = emu.calls.at(-1)?.seq ?? 0;
+					if (run) run.keptAtKill = keptNow();
 					live(workflow)?.kill();
 				}
 			} else {
@@ -223,14 +231,7 @@ async function model(seed: number, steps: number): Promise<string[]> {
 
 	// Nothing was acknowledged before each workflow that ran it had been handed its execution.
 	for (const workflow of workflows) {
-		const early = workflow.runs.flatMap((run) =>
-			run.trigger.emitted.flatMap((emit, index) =>
-				updatesOf(emit[0][0].json).filter((id) => {
-					const told = polls().find((call) => typeof call.body.offset === 'number' && call.body.offset > id);
-					return told !== undefined && told.seq <= run.emittedAfterCall[index];
-				}),
-			),
-		);
+		const early = workflow.runs.flatMap((run) => run.doneBeforeEmit.flat());
 		expect({ where: `${log.join(' → ')}: workflow "${workflow.name}"`, early }).toEqual({ where: `${log.join(' → ')}: workflow "${workflow.name}"`, early: [] });
 	}
 	for (const workflow of workflows) if (workflow.published) await live(workflow)?.close();

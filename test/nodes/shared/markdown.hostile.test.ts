@@ -44,6 +44,11 @@ const families: Array<[string, (n: number) => string]> = [
 	['a table row of n escaped \\|', (n) => `a|b\n-|-\n${'\\|'.repeat(n)}|`],
 	['fence-like lines inside an unclosed fence', (n) => `\`\`\`\n${'``\n'.repeat(n)}`],
 	['quote lines', (n) => '> *a\n'.repeat(n)],
+	['a paragraph of n lines, each a ** opener', (n) => '**a\n'.repeat(n)],
+	['a paragraph of lines * and *a alternating', (n) => '*\n*a\n'.repeat(n)],
+	['a paragraph of n lines of openers of every kind', (n) => '*a _b ~~c `d [e](f <g\n'.repeat(n)],
+	['a list item continued by n lines of ** openers', (n) => `- x\n${'  **a\n'.repeat(n)}`],
+	['a quote of n lines of ** openers', (n) => '> **a\n'.repeat(n)],
 	['backslashes and ampersands', (n) => '\\&\\'.repeat(n)],
 	['mixed markup', (n) => cycle(['*', '_', '**', '__', '~~', '[', '](', '`', '<', '\\', ' ', 'a', '(', ')', '!'], n)],
 ];

@@ -85,6 +85,56 @@ describe('a corpus of model answers', () => {
 	});
 });
 
+describe('a paragraph\'s lines are one text: emphasis, code spans and links cross a soft line break, as CommonMark reads them', () => {
+	// Expected HTML from the CommonMark spec (paragraphs 4.8, code spans 6.1: a line ending becomes a
+	// space; soft line breaks 6.8), as the service's tags; a line break stays a line break in the chat.
+	test('bold across a line break', () => {
+		expect(markdownToHtml('**Note:\nthis matters**')).toBe('<b>Note:\nthis matters</b>');
+	});
+
+	test('italic across a line break', () => {
+		expect(markdownToHtml('*one\ntwo*')).toBe('<i>one\ntwo</i>');
+	});
+
+	test('a code span across a line break: the line ending becomes a space (and the next line\'s indentation goes)', () => {
+		expect(markdownToHtml('`a\nb`')).toBe('<code>a b</code>');
+		expect(markdownToHtml('Run `npm\n   test` now')).toBe('Run <code>npm test</code> now');
+	});
+
+	test('a link whose label spans a line break', () => {
+		expect(markdownToHtml('[a link\ntext](https://x.y)')).toBe('<a href="https://x.y">a link\ntext</a>');
+	});
+
+	test('a list item and the lines that continue it are one text; its continuation lines keep their indentation', () => {
+		expect(markdownToHtml('- **a\n  b** c\n- d')).toBe('• <b>a\n  b</b> c\n• d');
+		expect(markdownToHtml('1. *one\ntwo*')).toBe('1. <i>one\ntwo</i>');
+	});
+
+	test('the lines of a quote are one text, up to a blank quote line', () => {
+		expect(markdownToHtml('> **a\n> b**')).toBe('<blockquote><b>a\nb</b></blockquote>');
+		expect(markdownToHtml('> **a\n>\n> b**')).toBe('<blockquote>**a\n\nb**</blockquote>');
+	});
+
+	test('markup never crosses a blank line, a heading, a list item, a fence, a table, a rule or a quote', () => {
+		expect(markdownToHtml('**a\n\nb**')).toBe('**a\n\nb**');
+		expect(markdownToHtml('# **a\nb**')).toBe('<b>**a</b>\nb**');
+		expect(markdownToHtml('**a\n- b**')).toBe('**a\n• b**');
+		expect(markdownToHtml('**a\n```\nb**\n```')).toBe('**a\n<pre>b**</pre>');
+		expect(markdownToHtml('**a\n|x|\n|-|\n|b**|')).toBe('**a\n<pre>x\n---\nb**</pre>');
+		expect(markdownToHtml('**a\n***\nb**')).toBe('**a\n———\nb**');
+		expect(markdownToHtml('**a\n> b**')).toBe('**a\n<blockquote>b**</blockquote>');
+		expect(markdownToHtml('> **a\nb**')).toBe('<blockquote>**a</blockquote>\nb**');
+	});
+
+	test('the same visible text as markdown-it for markup across a line break', () => {
+		const oracle = new MarkdownIt({ linkify: false, html: false });
+		oracle.enable('strikethrough');
+		for (const markdown of ['**Note:\nthis matters**', '*one\ntwo*', '[a link\ntext](https://x.y)', '~~a\nb~~ and _c\nd_', '*a\n*b*']) {
+			expect(visible(markdownToHtml(markdown))).toBe(visible(oracle.render(markdown)));
+		}
+	});
+});
+
 describe('whatever a model writes, the service can parse the result', () => {
 	const pieces = ['*', '**', '_', '__', '~~', '`', '```', '[', ']', '(', ')', '<', '>', '&', '#', '-', '|', '\\', '\n', ' ', 'a', 'b', 'x_y', 'https://e.org', '1.', '> ', '---', 'é', '😀'];
 	test('generated Markdown → HTML that the emulator accepts with parse_mode HTML', () => {
@@ -164,8 +214,13 @@ describe('against markdown-it (a well-kept CommonMark library) as the oracle', (
 		word.map((text) => `~~${text}~~`),
 		word.map((text) => `\`${text}\``),
 		word.map((text) => `[${text}](https://example.com/${encodeURIComponent(text)})`),
+		fc.tuple(fc.constantFrom('**', '*', '~~', '_'), word, word).map(([mark, first, second]) => `${mark}${first}\n${second}${mark}`),
+		fc.tuple(word, word).map(([first, second]) => `[${first}\n${second}](https://example.com/)`),
 	);
-	const line = fc.array(inlinePiece, { minLength: 1, maxLength: 6 }).map((pieces) => pieces.join(' '));
+	// Pieces joined by a space or a line break: a paragraph's lines are one text, as in CommonMark.
+	const line = fc
+		.array(fc.tuple(inlinePiece, fc.constantFrom(' ', ' ', '\n')), { minLength: 1, maxLength: 6 })
+		.map((pieces) => pieces.map(([piece, gap], index) => (index === 0 ? piece : `${gap}${piece}`)).join(''));
 	const block = fc.oneof(
 		line,
 		line.map((text) => `## ${text}`),

@@ -7,7 +7,7 @@
  * tests drive it with a fake clock and a fake service.
  */
 import type { AnswerPart } from './answerText';
-import { answerParts, plainPart } from './answerText';
+import { answerParts, plainPart, shownSoFar } from './answerText';
 
 /** A request that shows the newest text: a new message for a part not posted yet, an edit, or a message no longer needed. */
 export type StreamRequest =
@@ -28,7 +28,8 @@ export class AnswerStream {
 	private readonly shown: Shown[] = [];
 	/** Parts whose HTML the service refused: shown as their visible text, as Send Message falls back. */
 	private readonly plain = new Set<number>();
-	private target: { readonly markdown: string; readonly parts: AnswerPart[] } = { markdown: '', parts: [] };
+	/** The parts of the text as written (`markdown`) when it was last converted, complete or not (`closed`). */
+	private target: { readonly markdown: string; readonly closed: boolean; readonly parts: AnswerPart[] } = { markdown: '', closed: false, parts: [] };
 
 	constructor(private readonly limit?: number) {}
 
@@ -57,8 +58,12 @@ export class AnswerStream {
 	}
 
 	private parts(): AnswerPart[] {
-		// Converted once per text: next() is asked again and again between requests.
-		if (this.target.markdown !== this.markdown) this.target = { markdown: this.markdown, parts: answerParts(this.markdown, this.limit) };
+		// Converted once per text: next() is asked again and again between requests. While the answer is
+		// still being written, its unfinished markup is held back (never shown as raw `*` or `` ` ``).
+		if (this.target.markdown !== this.markdown || this.target.closed !== this.closed) {
+			const shown = this.closed ? this.markdown : shownSoFar(this.markdown);
+			this.target = { markdown: this.markdown, closed: this.closed, parts: answerParts(shown, this.limit) };
+		}
 		return this.target.parts.map((part, index) => (this.plain.has(index) ? plainPart(part) : part));
 	}
 

@@ -7,7 +7,8 @@
  * nothing it did not see opened and escapes the rest, so half-written Markdown never fails or shows
  * tags.
  */
-import { markdownToHtml } from '../../markdown/blocks';
+import { lastLineInFence, lastTextStart, markdownToHtml } from '../../markdown/blocks';
+import { unfinishedFrom } from '../../markdown/inline';
 import { visibleText } from '../../markdown/html';
 import { LIMITS } from '../../spec';
 import { splitText } from '../../splitText';
@@ -45,6 +46,54 @@ export function answerParts(markdown: string, limit: number = LIMITS.messageText
 		: plainParts(visibleText(html), limit);
 	return parts.filter((part) => !blank(part));
 }
+
+/**
+ * What of an answer still being written to show now: all of it but the unfinished markup of its last
+ * paragraph (an emphasis, code span or link opened and not yet closed; in a paragraph, a list item and
+ * a quote's lines, markup crosses line breaks, as the converter reads them), which the converter would
+ * show as its raw characters (`*emphasis`) until the model closes it, maybe lines later. The paragraph
+ * is held back from there until the next words complete it, it ends (a blank line, a block: its
+ * unclosed markup is then text for good), or the answer ends (then all of it is shown, `answerParts`
+ * of the whole). A line inside an open code fence is code: nothing is held back.
+ */
+export function shownSoFar(written: string): string {
+	const markdown = written.includes('\r') ? written.replace(/\r\n?/g, '\n') : written;
+	const lineStart = markdown.lastIndexOf('\n') + 1;
+	const line = markdown.slice(lineStart);
+	if (lastLineInFence(markdown)) {
+		// Code as written, but for a closing fence being typed (`` ` `` before ```), which shows nothing at the end.
+		const fenceSoFar = line.trim();
+		const closing = fenceSoFar !== '' && (/^`+$/.test(fenceSoFar) || /^~+$/.test(fenceSoFar));
+		return closing ? markdown.slice(0, lineStart) : markdown;
+	}
+	// A block's marker with nothing after it yet (`-`, `1.`, `#`, `>`): shown as written until its text
+	// comes, then as a list item, a heading or a quote. Until then it may still continue the paragraph
+	// above (`-b**`), which is held back as if the answer ended before the marker's line.
+	if (BARE_BLOCK_MARKER.test(line.trimStart())) {
+		const before = markdown.slice(0, lineStart);
+		return withoutUnfinished(before, lastTextStart(before) ?? lineStart);
+	}
+	return withoutUnfinished(markdown, lastTextStart(markdown) ?? lineStart);
+}
+
+/** `markdown` cut before the first unfinished markup of its text from `textStart` on. */
+function withoutUnfinished(markdown: string, textStart: number): string {
+	// Cut before its unfinished markup, the rest may lose the closer of a pair that opened before the
+	// cut (`**a *b**` → `**a `): cut again, a few times, then hold the whole text back.
+	let text = markdown.slice(textStart);
+	for (let cuts = 0; cuts < UNFINISHED_CUTS; cuts++) {
+		const from = unfinishedFrom(text);
+		if (from === undefined) return markdown.slice(0, textStart) + text;
+		text = text.slice(0, from);
+	}
+	return unfinishedFrom(text) === undefined ? markdown.slice(0, textStart) + text : markdown.slice(0, textStart);
+}
+
+/** A list item's, heading's or quote's marker alone on its line (linear: no nested repetition). */
+const BARE_BLOCK_MARKER = /^(?:[-*+>]|#{1,6}|\d{1,9}[.)]?)$/;
+
+/** How many times a streamed line is cut before its unfinished markup before it is held back whole. */
+const UNFINISHED_CUTS = 4;
 
 /** A part as plain text: what is sent when the service refuses its HTML after all (as Send Message does). */
 export function plainPart(part: AnswerPart): AnswerPart {

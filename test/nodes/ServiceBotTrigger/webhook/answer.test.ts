@@ -41,14 +41,30 @@ const AFTER_RUN = { confirmDelivery: 'afterRun' };
 
 const moment = async (ms = 150): Promise<void> => await new Promise((resolve) => setTimeout(resolve, ms));
 
-async function published(options: INodeParameters = {}): Promise<{ harness: TriggerHarness; secret: string }> {
-	const harness = await makeHarness(emu, { parameters: { updates: ['*'], options } });
+async function published(options: INodeParameters = {}, typeVersion?: number): Promise<{ harness: TriggerHarness; secret: string }> {
+	const harness = await makeHarness(emu, { typeVersion, parameters: { updates: ['*'], options } });
 	made.push(harness);
 	await harness.activate();
 	return { harness, secret: emu.webhookOf()?.secretToken ?? '' };
 }
 
 describe('When the Run Ends', () => {
+	test('is version 3\'s default: a trigger with no options answers the service only once its run ended', async () => {
+		const { harness, secret } = await published({}, 3);
+		const run = heldRun();
+		let answered = false;
+		const delivery = harness
+			.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(701, emu.demo.privateChatId, emu.demo.userId), runEnds: run.ends })
+			.then((receipt) => {
+				answered = true;
+				return receipt;
+			});
+		await moment();
+		expect(answered).toBe(false);
+		run.end('succeeded');
+		expect((await delivery).status).toBe(200);
+	});
+
 	test('the service gets no answer while the run goes on, and 200 once it ended', async () => {
 		const { harness, secret } = await published(AFTER_RUN);
 		const run = heldRun();
@@ -134,12 +150,13 @@ describe('When the Run Ends', () => {
 	});
 });
 
-describe('When the Run Starts (the default)', () => {
+describe('When the Run Starts (the default before version 3)', () => {
 	test.each([
-		['left at its default', {}],
-		['chosen', { confirmDelivery: 'whenStarted' }],
-	])('%s: the service is answered once the execution exists, while the run still goes on', async (_how, options) => {
-		const { harness, secret } = await published(options);
+		['left at its default in version 2', 2, {}],
+		['left at its default in version 1', 1, {}],
+		['chosen in version 3', 3, { confirmDelivery: 'whenStarted' }],
+	])('%s: the service is answered once the execution exists, while the run still goes on', async (_how, typeVersion, options) => {
+		const { harness, secret } = await published(options, typeVersion);
 		const run = heldRun();
 		const receipt = await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(740, emu.demo.privateChatId, emu.demo.userId), runEnds: run.ends });
 		expect(receipt).toMatchObject({ status: 200, responseBody: { message: 'Workflow was started' } });

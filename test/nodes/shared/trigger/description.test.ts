@@ -42,8 +42,8 @@ const CHANGED_TEXTS = [
 	// 'streaming' only while it is on (webhook/options.test.ts evaluates it as n8n does).
 	'properties.options.options.streamAnswers.*',
 	'webhooks.default.responseMode',
-	// Confirm Delivery, a new option: absent, a push is answered when its run ended (response mode
-	// 'streaming', webhook/answer.ts); "When the Run Starts" gives 0.1.0's 'onReceived'.
+	// Confirm Delivery, a new option: absent in versions 1 and 2 and "When the Run Starts", 0.1.0's
+	// 'onReceived'; "When the Run Ends" (version 3's default) 'streaming' (webhook/options.test.ts).
 	'properties.options.options.confirmDelivery.*',
 	'properties.options.options.confirmDelivery.options.*.*',
 	'outputs',

@@ -2,7 +2,8 @@
  * What a trigger's item holds, by node version. Version 2 (new nodes) puts `sessionId` (the chat) and
  * `chatInput` (the text or caption; a click's data) on every item — the fields n8n's AI Agent
  * (`$json.chatInput`) and memory nodes (`$json.sessionId`) read in their automatic modes — and adds the
- * handy fields unless they are turned off. Version 1 (saved workflows) keeps its output.
+ * handy fields unless they are turned off. Version 1 (saved workflows) keeps its output. Version 3
+ * gives Separate Outputs by Kind a Files output; versions 1 and 2 keep their three outputs.
  */
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
@@ -183,5 +184,125 @@ describe('Separate Outputs by Kind: messages, commands and clicks each on their 
 		expect(trigger.emitted).toHaveLength(1);
 		await trigger.close();
 		expect(idsPerOutput(trigger.emitted.map((data) => data))).toEqual([[message.update_id], [command.update_id], []]);
+	});
+});
+
+describe('version 3: Separate Outputs by Kind gives messages carrying a file their own output, Files', () => {
+	/** Update ids per output, in the order the outputs are listed. */
+	const idsPerOutput = (outputs: INodeExecutionData[][][], count: number): number[][] =>
+		[...Array(count).keys()].map((output) => outputs.flatMap((data) => (data[output] ?? []).map((item) => Number(item.json.update_id))));
+
+	const outputsOf = (typeVersion: number, options: Record<string, boolean>): unknown => {
+		const description = new ServiceBotTrigger().description;
+		const workflow = new Workflow({
+			nodes: [{ id: '1', name: 'Trigger', type: 'serviceBotTrigger', typeVersion, position: [0, 0], parameters: { updates: ['*'], options } }],
+			connections: {},
+			active: false,
+			nodeTypes: { getByName: () => new ServiceBotTrigger(), getByNameAndVersion: () => new ServiceBotTrigger(), getKnownTypes: () => ({}) },
+		});
+		return NodeHelpers.getNodeOutputs(workflow, workflow.getNode('Trigger') as INode, description);
+	};
+
+	test('n8n shows four outputs named Messages, Files, Commands and Clicks at version 3; new nodes are version 3', () => {
+		expect(outputsOf(3, { separateOutputs: true })).toEqual([
+			{ type: 'main', displayName: 'Messages' },
+			{ type: 'main', displayName: 'Files' },
+			{ type: 'main', displayName: 'Commands' },
+			{ type: 'main', displayName: 'Clicks' },
+		]);
+		expect(outputsOf(3, {})).toEqual(['main']);
+		expect(new ServiceBotTrigger().description.defaultVersion).toBe(3);
+		expect(new ServiceBotPollingTrigger().description.defaultVersion).toBe(3);
+	});
+
+	test('saved workflows keep their three outputs: versions 1 and 2 show Messages, Commands and Clicks', () => {
+		for (const typeVersion of [1, 2]) {
+			expect(outputsOf(typeVersion, { separateOutputs: true })).toEqual([
+				{ type: 'main', displayName: 'Messages' },
+				{ type: 'main', displayName: 'Commands' },
+				{ type: 'main', displayName: 'Clicks' },
+			]);
+		}
+	});
+
+	/** What a user sends, one of each kind, and the output (of Messages, Files, Commands, Clicks) each belongs on. */
+	async function oneOfEach(): Promise<Array<{ update: IDataObject; output: number }>> {
+		const chatId = emu.demo.privateChatId;
+		const userId = emu.demo.userId;
+		const text = await emu.userSends({ chatId, userId, text: 'hello' });
+		const photo = await emu.userSends({ chatId, userId, media: { kind: 'photo', bytes: Buffer.from('photo bytes'), width: 1600, height: 1000 } });
+		const voice = await emu.userSends({ chatId, userId, media: { kind: 'voice', bytes: Buffer.from('OggS voice'), mimeType: 'audio/ogg', duration: 3 } });
+		// A caption is no reason to lose the file: a captioned photo is a file, whatever the caption says.
+		const captioned = await emu.userSends({ chatId, userId, caption: '/start is this damaged?', media: { kind: 'photo', bytes: Buffer.from('photo 2'), width: 60, height: 40 } });
+		const command = await emu.userSends({ chatId, userId, text: '/help' });
+		const messageId = await sendButton(emu, chatId, 'vote:yes');
+		const click = await emu.userClicks({ chatId, userId, messageId, data: 'vote:yes' });
+		return [
+			{ update: text as unknown as IDataObject, output: 0 },
+			{ update: photo as unknown as IDataObject, output: 1 },
+			{ update: voice as unknown as IDataObject, output: 1 },
+			{ update: captioned as unknown as IDataObject, output: 1 },
+			{ update: command as unknown as IDataObject, output: 2 },
+			{ update: click as unknown as IDataObject, output: 3 },
+		];
+	}
+
+	const expectedIds = (sent: Array<{ update: IDataObject; output: number }>, count: number): number[][] =>
+		[...Array(count).keys()].map((output) => sent.filter((one) => one.output === output).map((one) => Number(one.update.update_id)));
+
+	/** One update of each kind pushed to a published webhook trigger of `typeVersion` with Separate Outputs on: what it emitted for each. */
+	async function separatedByWebhook(typeVersion: number): Promise<{ sent: Array<{ update: IDataObject; output: number }>; outputs: INodeExecutionData[][][] }> {
+		const harness = await makeHarness(emu, { typeVersion, parameters: { updates: ['*'], options: { separateOutputs: true } } });
+		await harness.activate();
+		const secret = { [SECRET_HEADER]: emu.webhookOf()?.secretToken ?? '' };
+		const sent = await oneOfEach();
+		const outputs: INodeExecutionData[][][] = [];
+		for (const { update } of sent) outputs.push((await harness.receive({ headers: secret, body: update })).workflowData ?? []);
+		await harness.delete();
+		return { sent, outputs };
+	}
+
+	test('webhook: a text on Messages; a photo, a voice note and a captioned photo on Files; a /command on Commands; a click on Clicks', async () => {
+		const { sent, outputs } = await separatedByWebhook(3);
+		expect(outputs.map((data) => data.length)).toEqual(sent.map(() => 4));
+		expect(idsPerOutput(outputs, 4)).toEqual(expectedIds(sent, 4));
+		// The item on Files has the file's handy fields a Transcribe or an image node maps.
+		expect(outputs[2][1][0].json).toMatchObject({ file_kind: 'voice', file_duration: 3, text: null });
+	});
+
+	test('webhook at version 2 (saved workflows): a photo stays on Messages, a captioned /start photo on Commands', async () => {
+		const { sent, outputs } = await separatedByWebhook(2);
+		const ids = sent.map(({ update }) => Number(update.update_id));
+		expect(idsPerOutput(outputs, 3)).toEqual([[ids[0], ids[1], ids[2]], [ids[3], ids[4]], [ids[5]]]);
+	});
+
+	test('polling: the same routing; a voice note grouped with a text by Group Messages Within goes to Files', async () => {
+		const harness = await makeHarness(emu, { typeVersion: 3, nodeType: new ServiceBotPollingTrigger(), parameters: { updates: ['*'], options: { separateOutputs: true } } });
+		const trigger = await harness.startTrigger();
+		const sent = await oneOfEach();
+		await trigger.waitForEmits(sent.length);
+		await trigger.close();
+		expect(idsPerOutput(trigger.emitted, 4)).toEqual(expectedIds(sent, 4));
+
+		const grouping = await makeHarness(emu, {
+			typeVersion: 3,
+			nodeType: new ServiceBotPollingTrigger(),
+			parameters: { updates: ['*'], options: { separateOutputs: true, groupMessagesSeconds: 60 } },
+		});
+		const grouped = await grouping.startTrigger();
+		const voice = await emu.userSends({ chatId: emu.demo.groupChatId, userId: emu.demo.userId, media: { kind: 'voice', bytes: Buffer.from('OggS'), mimeType: 'audio/ogg', duration: 1 } });
+		const text = await emu.userSends({ chatId: emu.demo.groupChatId, userId: emu.demo.userId, text: 'and this' });
+		// Gathered (not run) once a getUpdates answer held the text and the trigger asks again; closing runs it.
+		const held = (call: { response: unknown }): boolean => ((call.response as { result?: IDataObject[] } | null)?.result ?? []).some((update) => update.update_id === text.update_id);
+		for (;;) {
+			const polls = emu.callsTo('getUpdates');
+			const at = polls.findIndex(held);
+			if (at >= 0 && polls.length > at + 1) break;
+			await new Promise((resolve) => setTimeout(resolve, 5));
+		}
+		await grouped.close();
+		expect(idsPerOutput(grouped.emitted, 4)).toEqual([[], [text.update_id], [], []]);
+		expect(grouped.emitted[0][1][0].json).toMatchObject({ file_kind: 'voice', text: 'and this' });
+		expect(voice.update_id).toBeLessThan(text.update_id);
 	});
 });

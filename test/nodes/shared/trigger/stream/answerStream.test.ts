@@ -148,3 +148,59 @@ test('an answer refused as HTML goes on as its visible text; a message posted wi
 	await runStream(lost, new ChatPace(), { now: () => 0, pause: async () => {}, call: async (request) => (posts.push(request.method), { kind: 'done' }) }, new Bell(), { intervalMs: 0, idleCapMs: 1 });
 	expect(posts).toEqual(['sendMessage']);
 });
+
+/** What a person reads of the service's HTML (spec: parse mode HTML): the text without tags, entities decoded. */
+function readable(html: string): string {
+	let text = '';
+	let inTag = false;
+	for (const char of html) {
+		if (char === '<') inTag = true;
+		else if (char === '>' && inTag) inTag = false;
+		else if (!inTag) text += char;
+	}
+	return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+}
+
+/**
+ * An answer with the markup models write inline (emphasis, code, links, quotes, lists, a fence): a
+ * table is left out, since a header row becomes a table only once its delimiter row comes.
+ */
+const MARKED_UP_ANSWER = [
+	'## Our plans\n\n',
+	'Here is **point 1**: the answer goes on, with `code 1` and [a link](https://example.com/a?x=1&y=2).\n\n',
+	'- the first item of part 2\n- a second one with *emphasis* and _underlined words_\n- and a third, ***both***\n\n',
+	'> A quote in part 3, **bold** and _slanted_, ~~struck~~ too.\n\n',
+	'```js\nconst part = 4 * 2; // *not emphasis*\n```\n\n',
+	'Reply `pro` & we switch you; 2 * 3 stays, a snake_case_name too, and <https://example.com/auto> links.\n',
+].join('');
+
+/** Markup that spans the lines of a paragraph, a list item and a quote, as models write it. */
+const ANSWER_ACROSS_LINES = [
+	'**Note:\nthis matters** and *one\ntwo*, then `a\nb` and [a link\ntext](https://x.y).\n\n',
+	'- **an item\n  continued** here\n- next\n\n',
+	'> a quote, **bold\n> over two lines**\n\n',
+	'**never closed\nin this paragraph\n\nThe end.\n',
+].join('');
+
+test.each([
+	['inline markup', MARKED_UP_ANSWER],
+	['markup across line breaks', ANSWER_ACROSS_LINES],
+])('while an answer is written, the chat only ever shows more of it: at every character, what each message shows is a beginning of what it shows at the end (no raw `*`, backtick or half link that later turns into formatting; %s)', (_name, answer) => {
+	const stream = new AnswerStream();
+	const final = answerParts(answer).map((part) => readable(part.text));
+	const shown: string[] = [];
+	for (const char of answer) {
+		stream.append(char);
+		const request = stream.next();
+		if (request && request.method !== 'deleteMessage') {
+			const text = readable(request.shows.text);
+			if (!(final[request.part] ?? '').startsWith(text)) shown.push(JSON.stringify(text.slice(-40)));
+			stream.done(request, request.method === 'sendMessage' ? 1 + request.part : undefined);
+		}
+	}
+	expect(shown).toEqual([]);
+	stream.close();
+	// The end shows everything, exactly as Send Message would.
+	for (let request = stream.next(); request; request = stream.next()) stream.done(request, request.method === 'sendMessage' ? 1 + request.part : undefined);
+	expect(stream.messages.map((part) => readable(part.text))).toEqual(final);
+});
