@@ -52,20 +52,46 @@ export function placeholderOf(update: ReceivedUpdate, json: IDataObject): { chat
 
 /** The part of n8n's run the done promise settles with that this reads. */
 interface EndedRun {
-	data?: { resultData?: { metadata?: unknown } };
+	data?: { resultData?: { metadata?: unknown; runData?: unknown } };
+}
+
+/**
+ * Whether any node's output in the run is the placeholder itself (its chat and message id): the edited
+ * message Send Message outputs. A second witness beside the custom data mark, so a run handed back
+ * without its metadata (queue mode reads the execution back from the database) never has its answer
+ * deleted.
+ */
+function outputIsPlaceholder(runData: unknown, chatId: string | number, messageId: number): boolean {
+	if (typeof runData !== 'object' || runData === null) return false;
+	for (const tasks of Object.values(runData as Record<string, unknown>)) {
+		for (const task of Array.isArray(tasks) ? (tasks as unknown[]) : []) {
+			const main = (task as { data?: { main?: unknown } } | null)?.data?.main;
+			for (const branch of Array.isArray(main) ? (main as unknown[]) : []) {
+				for (const item of Array.isArray(branch) ? (branch as unknown[]) : []) {
+					const json = (item as { json?: { message_id?: unknown; chat?: { id?: unknown } } } | null)?.json;
+					if (json?.message_id === messageId && String(json.chat?.id) === String(chatId)) return true;
+				}
+			}
+		}
+	}
+	return false;
 }
 
 /**
  * Once the execution has run (`ran` settles with its run; with nothing when n8n refused it as a
  * duplicate, rejected when it could not start it), deletes the placeholder unless the run says the
  * workflow replaced it. An execution that waits (Wait, Send and Wait) counts as run: the placeholder
- * goes, and an answer after the wait is sent as a new message.
+ * goes, and an answer after the wait is sent as a new message. Never deleted when the run shows it
+ * replaced: the custom data mark, or a node's output that is the placeholder's message.
  */
 export function deleteUnlessReplaced(ctx: ITriggerFunctions, placeholder: { chatId: string | number; messageId: number }, ran: PromiseLike<unknown>): void {
 	const { chatId, messageId } = placeholder;
 	const ended = (run: unknown): void => {
-		const metadata = (run as EndedRun | undefined)?.data?.resultData?.metadata;
-		if (wasReplaced(metadata, chatId, messageId)) return;
+		const settled = run as EndedRun | undefined;
+		const resultData = settled?.data?.resultData;
+		// A run handed back without what it did cannot show the placeholder unreplaced: it stays rather than risk the answer.
+		if (settled !== undefined && resultData === undefined) return;
+		if (wasReplaced(resultData?.metadata, chatId, messageId) || outputIsPlaceholder(resultData?.runData, chatId, messageId)) return;
 		void apiRequest(ctx, 'deleteMessage', { chat_id: chatId, message_id: messageId }, { idempotent: true }).catch((error: unknown) => describe(ctx, 'delete', chatId, error));
 	};
 	ran.then(ended, () => ended(undefined));
