@@ -63,6 +63,8 @@ interface Workflow {
 	node?: { nodeType: INodeType; parameters: INodeParameters; name?: string };
 	agentFails?: boolean;
 	after?: ChainNode[];
+	/** What n8n hands the trigger back as the run (default: the run as it ran). */
+	handBack?: (run: IRun) => IRun;
 }
 
 /** The runs of the executions the trigger started, in order. */
@@ -91,7 +93,7 @@ async function pollingTrigger(options: IDataObject, workflow: Workflow = {}): Pr
 				}),
 			);
 			runs.push(run);
-			return await run;
+			return workflow.handBack ? workflow.handBack(await run) : await run;
 		},
 	});
 	running.push(trigger);
@@ -146,6 +148,20 @@ test('the placeholder is posted at once and the answer replaces it in place: sen
 	// The chat shows the answer where the placeholder was, formatted, and no "Thinking…".
 	const botMessages = emu.history(P()).filter((message) => message.sent_by_bot);
 	expect(botMessages.map((message) => [message.message_id, message.text, message.parse_mode])).toEqual([[placeholderId, '<b>Answer:</b> hello', 'HTML']]);
+});
+
+test('a run handed back without its custom data (queue mode reads it back) keeps the answer: the placeholder the answer replaced is never deleted', async () => {
+	const withoutMetadata = (run: IRun): IRun => ({ ...run, data: { ...run.data, resultData: { ...run.data.resultData, metadata: undefined } } });
+	const trigger = await pollingTrigger({ placeholderWhileThinking: THINKING }, { handBack: withoutMetadata });
+	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await trigger.waitForEmits(1);
+	await settled(2);
+	// A deletion would follow the handed-back run: time for it to have been sent (on the unfixed code it arrives within this), then all that was sent has arrived.
+	await new Promise((resolve) => setTimeout(resolve, 300));
+	await emu.idle();
+	expect(botCalls().map(described)).toEqual([`sendMessage text=${THINKING}`, `editMessageText message_id=${String(placeholderIdOf(trigger))} text=<b>Answer:</b> hello`]);
+	const botMessages = emu.history(P()).filter((message) => message.sent_by_bot);
+	expect(botMessages.map((message) => message.text)).toEqual(['<b>Answer:</b> hello']);
 });
 
 test('a run that fails has its placeholder deleted', async () => {
