@@ -4,6 +4,7 @@
  * checked before polling starts.
  */
 import type { INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { LIMITS } from '../shared/spec';
 import type { TriggerContext } from '../shared/trigger/identity';
@@ -43,6 +44,15 @@ export const pollingOptionFields: INodeProperties[] = [
 			'Seconds the service may hold a request open while no update is waiting (0 to 50). An update is delivered as soon as it arrives either way; lower it if a proxy between n8n and the service cuts idle connections.',
 	},
 	{
+		displayName: 'Placeholder While Thinking',
+		name: 'placeholderWhileThinking',
+		type: 'string',
+		default: '',
+		placeholder: 'Thinking…',
+		description:
+			'A message such as "Thinking…" posted in the chat as soon as a message starts the workflow, then replaced by the answer: the first Send Message (text) that answers in that chat edits it instead of sending a new message. If the execution ends without that (an error, only a photo, no answer), it is deleted. Its ID is on the item as placeholder_message_id. Empty: off. Messages only, not clicks.',
+	},
+	{
 		displayName: 'Updates per Request',
 		name: 'updatesPerRequest',
 		type: 'number',
@@ -58,6 +68,7 @@ interface SavedPollingOptions {
 	longPollTimeout?: number;
 	updatesPerRequest?: number;
 	groupMessagesSeconds?: number;
+	placeholderWhileThinking?: string;
 }
 
 export interface PollingOptions {
@@ -68,6 +79,19 @@ export interface PollingOptions {
 	readonly limit: number;
 	/** Seconds a user's messages in one chat are gathered into one execution; 0: every message its own. */
 	readonly groupMessagesSeconds: number;
+	/** The placeholder's text ('' when off). */
+	readonly placeholder: string;
+}
+
+/** Placeholder While Thinking: a text the service takes as a message (whitespace only is off). */
+function placeholderText(ctx: TriggerContext, value: unknown): string {
+	if (value === undefined || value === null) return '';
+	if (typeof value !== 'string') throw new NodeOperationError(ctx.getNode(), 'Placeholder While Thinking must be a text, such as "Thinking…"; leave it empty to turn it off');
+	const text = value.trim();
+	if (text.length > LIMITS.messageText.max) {
+		throw new NodeOperationError(ctx.getNode(), `Placeholder While Thinking is ${text.length} characters; a message holds at most ${LIMITS.messageText.max}: shorten it`);
+	}
+	return text;
 }
 
 export function readPollingOptions(ctx: TriggerContext): PollingOptions {
@@ -78,5 +102,6 @@ export function readPollingOptions(ctx: TriggerContext): PollingOptions {
 			wholeNumber(ctx, 'Long Poll Timeout', options.longPollTimeout, LIMITS.updatesTimeout) ?? POLLING_DEFAULTS.longPollTimeout,
 		limit: wholeNumber(ctx, 'Updates per Request', options.updatesPerRequest, LIMITS.updatesLimit) ?? POLLING_DEFAULTS.updatesPerRequest,
 		groupMessagesSeconds: wholeNumber(ctx, 'Group Messages Within', options.groupMessagesSeconds, GROUP_MESSAGES_SECONDS) ?? 0,
+		placeholder: placeholderText(ctx, options.placeholderWhileThinking),
 	};
 }

@@ -61,12 +61,24 @@ import { displayUrl, webhookInfo } from '../shared/webhookInfo';
 import type { BotFeed, FeedMember } from './feed';
 import { POLL_TIMING, joinFeed, webhookConflict } from './feed';
 import { MessageGrouping } from './grouping';
+import { deleteUnlessReplaced, placeholderOf, withPlaceholder } from './placeholder';
 import type { PollingOptions } from './options';
 import { readPollingOptions } from './options';
 
 /** An emit's done promise, as n8n's emit takes it (the type's package is not n8n-workflow). */
 type Done = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
 type DoneRun = Awaited<Done['promise']>;
+
+/** A done promise to hand to an emit. */
+function deferred(): Done {
+	let resolve: Done['resolve'] = () => {};
+	let reject: Done['reject'] = () => {};
+	const promise = new Promise<DoneRun>((resolved, rejected) => {
+		resolve = resolved;
+		reject = rejected;
+	});
+	return { promise, resolve, reject };
+}
 
 const OFFSET_KEY = 'pollingOffset';
 
@@ -176,7 +188,7 @@ class PollingMember implements FeedMember {
 		this.grouping = new MessageGrouping(options.groupMessagesSeconds, {
 			logger: ctx.logger,
 			name: this.name,
-			itemOf: async (updates) => await this.withFiles(updates, groupedItem(updates, environment.settings)),
+			itemOf: async (updates) => await this.prepareItem(updates, groupedItem(updates, environment.settings)),
 			emitRun: (updates, item, key, replayed) => {
 				const first = updates[0].updateId;
 				// The offset saved with it stays below the others still gathered; a new run is saved with it.
@@ -262,9 +274,12 @@ class PollingMember implements FeedMember {
 	 */
 	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number, first = updateId, together: readonly ReceivedUpdate[] = [update]): void {
 		const deduplicationKey = `service-bot:${this.environment.windowKey}:${PROCESS_ID}:${updateId}`;
-		const done = this.test ? undefined : this.confirmation(first);
+		const placeholder = placeholderOf(update, item.json);
+		// A test's run has no acknowledgement to wait for, but its placeholder is still deleted after it.
+		const done = this.test ? (placeholder ? deferred() : undefined) : this.confirmation(first);
 		// Show Typing lasts while the execution runs: n8n settles the done promise once it has run.
-		if (done && this.environment.settings.showTyping) keepTyping(this.ctx, update, done.promise);
+		if (done && !this.test && this.environment.settings.showTyping) keepTyping(this.ctx, update, done.promise);
+		if (done && placeholder) deleteUnlessReplaced(this.ctx, placeholder, done.promise);
 		this.ctx.emit(routed(update, item, this.environment.settings, together), undefined, done, deduplicationKey);
 	}
 
@@ -275,12 +290,7 @@ class PollingMember implements FeedMember {
 	 */
 	private confirmation(first: number): Done {
 		this.emittedAt.set(first, Date.now());
-		let resolve: Done['resolve'] = () => {};
-		let reject: Done['reject'] = () => {};
-		const promise = new Promise<DoneRun>((resolved, rejected) => {
-			resolve = resolved;
-			reject = rejected;
-		});
+		const { promise, resolve, reject } = deferred();
 		const settled = (): void => {
 			this.emittedAt.delete(first);
 			this.feed?.confirmed();
@@ -301,15 +311,18 @@ class PollingMember implements FeedMember {
 	}
 
 	/**
-	 * The item with the files of its messages (Download Files). This trigger's updates after it wait
+	 * The item with the files of its messages (Download Files) and the id of its placeholder (Placeholder
+	 * While Thinking, placeholder.ts). This trigger's updates after it wait
 	 * (its queue in the feed), so that its executions start in update order; the other triggers of the
 	 * bot do not. Unpublishing waits for a download under way (the feed lets the queue finish), and
 	 * its message then runs.
 	 */
-	private async withFiles(updates: readonly ReceivedUpdate[], json: IDataObject): Promise<INodeExecutionData> {
+	private async prepareItem(updates: readonly ReceivedUpdate[], json: IDataObject): Promise<INodeExecutionData> {
 		const settings = this.environment.settings;
-		if (!hasFilesToDownload(updates, settings)) return { json };
-		return await withFiles(this.ctx, updates, json, settings);
+		// Posted as the message is handed over (after its files, which may take a while): the id goes on the item.
+		const item = hasFilesToDownload(updates, settings) ? await withFiles(this.ctx, updates, json, settings) : { json };
+		if (this.options.placeholder === '') return item;
+		return { ...item, json: await withPlaceholder(this.ctx, this.options.placeholder, updates[updates.length - 1], item.json) };
 	}
 
 	/** The first update of the messages being gathered (or their files fetched), which the service must keep until they ran. */
@@ -342,7 +355,7 @@ class PollingMember implements FeedMember {
 		// A gathered message shows typing too: the user sees the bot is there while it waits for more.
 		if (delivery.run && this.environment.settings.showTyping) showTyping(this.ctx, delivery.update);
 		const runsNow = delivery.run && !gathered;
-		const item = runsNow ? await this.withFiles([delivery.update], delivery.item) : undefined;
+		const item = runsNow ? await this.prepareItem([delivery.update], delivery.item) : undefined;
 		// Saved by n8n together with the next emit (n8n saves a trigger's static data on emit); never
 		// beyond a message still gathered, so n8n stopping hard meanwhile fetches it again. An update
 		// that runs keeps itself in the saved offset: n8n saves it while it creates the execution, and
@@ -376,7 +389,7 @@ class PollingMember implements FeedMember {
 	private async show(delivery: Delivery): Promise<undefined> {
 		if (delivery.run) {
 			this.done = true;
-			const item = await this.withFiles([delivery.update], delivery.item);
+			const item = await this.prepareItem([delivery.update], delivery.item);
 			// Before the emit: n8n ends the test (aborting what is still open) once the execution ran.
 			if (this.feed && this.feed.published.length === 0) await this.feed.acknowledge(this.firstAnswer ?? delivery.updateId + 1, 'that the test showed', this.ctx);
 			this.emitUpdate(delivery.update, item, delivery.updateId);

@@ -96,6 +96,11 @@ export interface ExecuteNodeOptions {
 	before?: readonly ChainNode[];
 	/** Nodes after the node under test, in order. */
 	after?: readonly ChainNode[];
+	/**
+	 * The execution's mode; default 'manual'. 'trigger' is how n8n runs an execution a trigger() node's
+	 * emit started: the trigger node (`start`) then outputs the emitted items instead of running trigger().
+	 */
+	mode?: 'manual' | 'trigger';
 }
 
 /** A node of the workflow around the node under test. */
@@ -132,6 +137,7 @@ export interface PreparedExecution {
 	items: INodeExecutionData[];
 	/** The node the execution starts at. */
 	startName: string;
+	mode: 'manual' | 'trigger';
 }
 
 export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution {
@@ -216,14 +222,14 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 		credentials: options.credentials,
 		executionId,
 		webhookBaseUrl: options.webhookBaseUrl,
-		hooks: { mode: 'manual', workflowData },
+		hooks: { mode: options.mode ?? 'manual', workflowData },
 	});
 	if (options.credential) additionalData.credentialsHelper = options.credential.helper;
 	const items = (options.items ?? [{}]).map((json, index): INodeExecutionData => {
 		const binary = options.binaries?.[index];
 		return binary ? { json, binary } : { json };
 	});
-	return { workflow, loadWorkflow, additionalData, node: testedNode, items, startName };
+	return { workflow, loadWorkflow, additionalData, node: testedNode, items, startName, mode: options.mode ?? 'manual' };
 }
 
 /** What the node under test did in a run: its outputs and its error. */
@@ -243,7 +249,7 @@ export async function startExecution(prepared: PreparedExecution): Promise<IRun>
 	const { workflow, additionalData, items } = prepared;
 	// WorkflowExecute acquires and releases the workflow's scope itself (n8n-core's workflow-execute.js).
 	await expressionEngine();
-	return await new WorkflowExecute(additionalData, 'manual').run({
+	return await new WorkflowExecute(additionalData, prepared.mode).run({
 		workflow,
 		startNode: workflow.getNode(prepared.startName) ?? undefined,
 		triggerToStartFrom: {

@@ -48,6 +48,7 @@ import type {
 	INodeExecutionData,
 	INodeParameters,
 	INodeType,
+	IRun,
 	ITriggerFunctions,
 	IWebhookData,
 	IWebhookDescription,
@@ -180,6 +181,12 @@ export interface StartTriggerOptions {
 	 * workflow that takes a while (an AI agent thinking).
 	 */
 	executions?: 'atEmit' | 'whenAsked' | 'held';
+	/**
+	 * Runs the workflow of each execution as it is created (e.g. `startExecution` of a chain that starts
+	 * at this trigger with the emitted items): the emit's done promise then settles with its run, as
+	 * n8n's does with the execution's run data once it has run (without it: with nothing).
+	 */
+	runWorkflow?: (data: INodeExecutionData[][]) => Promise<IRun>;
 }
 
 export interface ManualTriggerRun {
@@ -592,8 +599,15 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					emitted.push(data);
 					if (dieAt?.emit === emits && dieAt.when === 'executionOnly') return die();
 					startOptions.onEmit?.(data);
+					const runWorkflow = startOptions.runWorkflow;
+					if (runWorkflow) {
+						void runWorkflow(data).then(
+							(run) => done?.resolve(run as never),
+							(error: unknown) => done?.reject(error as Error),
+						);
+					}
 					// The execution has nothing to run here: it finishes at once, or when the test says.
-					if (startOptions.executions === 'held') running.push(() => done?.resolve(undefined as never));
+					else if (startOptions.executions === 'held') running.push(() => done?.resolve(undefined as never));
 					else done?.resolve(undefined as never);
 					settle();
 					if (dieAt?.emit === emits && dieAt.when === 'after') die();

@@ -19,6 +19,7 @@ import { prepareBody, readBody } from '../parameters/body';
 import type { ItemContext } from '../parameters/param';
 import { HANDY_NAMES_SINCE, nodeParameter } from '../parameters/param';
 import type { Method, PreparedRequest } from '../resources/method';
+import { releasePlaceholder, takePlaceholder } from '../resources/placeholder';
 import type { FileDelivery } from './fileOutput';
 import { FILE_OPTIONS, downloadedFile, readFileDelivery } from './fileOutput';
 import { errorItem, shapeResult } from './output';
@@ -237,12 +238,14 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 			size: items.length,
 			keyOf: (itemIndex) => (requests[itemIndex] ? queues[itemIndex] : null),
 			run: async (itemIndex) => {
-				for (const request of requests[itemIndex] ?? []) {
+				for (const planned of requests[itemIndex] ?? []) {
+					// The edit of the trigger's placeholder, once taken for this item (else the send it stands for).
+					const request = takePlaceholder(this, itemIndex, planned);
 					const longPoll = operation.longPollParam ? request.body[operation.longPollParam] : undefined;
-					const send = async (body: IDataObject): Promise<unknown> => {
+					const send = async (body: IDataObject, method = request.method): Promise<unknown> => {
 						// Told before too: a renewal of "typing…" sent meanwhile would show it again after the post.
 						if (operation.postsToChat) await tellPosted(this, undefined, body);
-						return await apiRequest(this, request.method, body, {
+						return await apiRequest(this, method, body, {
 							itemIndex,
 							idempotent: operation.idempotent === true,
 							longPollSeconds: typeof longPoll === 'number' ? longPoll : undefined,
@@ -256,6 +259,13 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 							const moot = await mootOutcome(this, operation, error, request.body);
 							if (moot?.report) return { result: operation.moot?.result, fellBackTo: undefined, notice: moot.notice };
 							const fallback = request.fallbacks?.find((candidate) => candidate.answers(error));
+							const replaced = request.replacesPlaceholder;
+							if (!fallback && replaced) {
+								// The placeholder could not be edited (deleted meanwhile: a run that waited): the answer is sent as a new message.
+								releasePlaceholder(this, itemIndex);
+								if (failureOf(error)?.kind !== 'refused') return await Promise.reject(error);
+								return { result: await send(replaced.send.body, replaced.send.method), fellBackTo: undefined, notice: undefined };
+							}
 							if (!fallback) return await Promise.reject(error);
 							this.logger.warn(`Service Bot "${this.getNode().name}": ${fallback.warning(error, itemIndex)}`);
 							return { result: await send(fallback.body(request.body)), fellBackTo: fallback, notice: undefined };

@@ -6,7 +6,7 @@
  * node that keeps its items paired, an AI Agent, Send and Wait. Where it cannot, the error names the
  * node that did not pair its items and what to map instead.
  */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { isObject } from '../../shared/json';
 import type { ReceivedUpdate } from '../../shared/trigger/update';
@@ -141,4 +141,26 @@ function previousNodeOf({ ctx }: ReadItem): string | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * The polling trigger's item that `item` came from and its update, when the item can be followed back
+ * to one (else undefined, nothing thrown): for what a trigger put on its item beside the update (the
+ * placeholder's id). Only the polling trigger puts it there, so only it is looked for.
+ */
+export function pollingTriggerItemOf({ ctx, itemIndex }: Pick<ReadItem, 'ctx' | 'itemIndex'>): { json: IDataObject; update: ReceivedUpdate } | undefined {
+	const triggers = ctx.getParentNodes(ctx.getNode().name).filter((node) => !node.disabled && node.type.slice(node.type.lastIndexOf('.') + 1) === 'serviceBotPollingTrigger');
+	if (triggers.length === 0) return undefined;
+	const select = ctx.getWorkflowDataProxy(itemIndex).$ as (name: string) => NodeSelection;
+	for (const trigger of triggers) {
+		try {
+			if (!select(trigger.name).isExecuted) continue;
+			const json = select(trigger.name).itemMatching(itemIndex)?.json;
+			const parsed = parseUpdate(updateOf(json));
+			if (json && parsed.ok) return { json, update: parsed.update };
+		} catch {
+			// Not paired back to it: no placeholder to find.
+		}
+	}
+	return undefined;
 }

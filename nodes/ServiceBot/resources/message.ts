@@ -10,6 +10,7 @@ import { splitText } from '../../shared/splitText';
 import type { ItemContext, Param } from '../parameters/param';
 import { MARKDOWN_FROM_AI } from '../parameters/parseMode';
 import type { Method, MethodOfResource, PreparedRequest } from './method';
+import { replacingPlaceholder } from './placeholder';
 import {
 	EDIT_REMOVES_KEYBOARD,
 	about,
@@ -40,7 +41,11 @@ const splitLongText: INodeProperties = {
  * stays whole (so the service never refuses a later part for a cut), the reply on the first part,
  * the keyboard on the last, notification and parse mode on all.
  */
-function splitLongTextRequests(body: IDataObject, { ctx, itemIndex }: ItemContext): PreparedRequest[] {
+function splitLongTextRequests(body: IDataObject, item: ItemContext): PreparedRequest[] {
+	return replacingPlaceholder(splitTextRequests(body, item), item);
+}
+
+function splitTextRequests(body: IDataObject, { ctx, itemIndex }: ItemContext): PreparedRequest[] {
 	const text = body.text as string;
 	if (text.length <= TEXT_LIMIT) return [{ method: 'sendMessage', body }];
 	const at = { node: ctx.getNode(), itemIndex };

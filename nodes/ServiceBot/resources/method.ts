@@ -47,11 +47,22 @@ export type Output =
 	 */
 	| { readonly kind: 'file' };
 
+/**
+ * A request that edits the polling trigger's placeholder into the answer (placeholder.ts): `mark`
+ * names the placeholder taken, `send` is the send it stands for, sent instead when it cannot be.
+ */
+export interface PlaceholderReplacement {
+	readonly mark: string;
+	readonly send: PreparedRequest;
+}
+
 export interface PreparedRequest {
 	readonly method: string;
 	readonly body: IDataObject;
 	/** What goes out instead if the service refuses what a parameter kind prepared (kind.ts): the first that answers the refusal. */
 	readonly fallbacks?: readonly Fallback[];
+	/** The edit of the polling trigger's placeholder this request makes instead of a send (placeholder.ts). */
+	readonly replacesPlaceholder?: PlaceholderReplacement;
 }
 
 /**
