@@ -84,6 +84,10 @@ export interface StreamedAnswerFigures {
 	/** the shortest time from a request's arrival to the fifth after it */
 	smallestFiveMs: number;
 	typingBefore: number;
+	/** each "typing…" the service met in the chat: its arrival relative to the first words, and its answer's status */
+	typingSeen: string;
+	/** how long before the first words the service met the first "typing…" */
+	typingLeadMs: number | undefined;
 }
 
 /**
@@ -130,7 +134,11 @@ export async function askAndCheckStreamedAnswer(
 	// hundred ms). The spacing of the starts themselves is tested through n8n-core.
 	const spans = calls.slice(5).map((call, index) => call.at - calls[index].at);
 	assert.ok(spans.every((span) => span >= 4_500), `one request a second at most: five requests took ${JSON.stringify(spans)} ms (single gaps ${JSON.stringify(gaps)})`);
-	const typingBefore = (await emulator.calls('sendChatAction')).filter((call) => call.body.chat_id === chatId && Number(call.at) < calls[0].at).length;
+	const typingCalls = (await emulator.calls('sendChatAction')).filter((call) => call.body.chat_id === chatId);
+	const typingBefore = typingCalls.filter((call) => Number(call.at) < calls[0].at).length;
+	// When and how the service met "typing…", relative to the first words: what a failure needs to be read.
+	const typingSeen = typingCalls.map((call) => `${Number(call.at) - calls[0].at} ms: ${call.status}`).join(', ');
+	const firstTyping = typingCalls.find((call) => Number(call.at) < calls[0].at);
 	return {
 		firstSeenMs,
 		wholeMs,
@@ -142,6 +150,8 @@ export async function askAndCheckStreamedAnswer(
 		smallestGapMs: Math.min(...gaps),
 		smallestFiveMs: Math.min(...spans),
 		typingBefore,
+		typingSeen,
+		typingLeadMs: firstTyping ? calls[0].at - Number(firstTyping.at) : undefined,
 	};
 }
 
@@ -149,6 +159,6 @@ export async function askAndCheckStreamedAnswer(
 export function describeStreamedAnswer(figures: StreamedAnswerFigures): string {
 	return (
 		`first words after ${figures.firstSeenMs} ms, the whole answer (${figures.chars} chars, ${figures.messages} message) after ${figures.wholeMs} ms; ` +
-		`${figures.requests} requests (${figures.edits} edits, ${figures.refused} 429), smallest gap ${figures.smallestGapMs} ms, five requests in ${figures.smallestFiveMs} ms at the least; "typing…" ${figures.typingBefore}× before the first words`
+		`${figures.requests} requests (${figures.edits} edits, ${figures.refused} 429), smallest gap ${figures.smallestGapMs} ms, five requests in ${figures.smallestFiveMs} ms at the least; "typing…" ${figures.typingBefore}× before the first words (at ${figures.typingSeen || "no time"} from them)`
 	);
 }
