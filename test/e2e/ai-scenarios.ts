@@ -328,3 +328,86 @@ const streamedAnswer: Scenario = {
 
 /** Stream AI Answers: after the others, so their numbers stay. */
 export const STREAMING_AI_SCENARIOS: Scenario[] = [streamedAnswer];
+
+/**
+ * Placeholder While Thinking in real n8n: the AI example (Polling Trigger → AI Agent on the stand-in →
+ * Reply, version 4, Chat at its default) with the option on and an If before the agent that sends a
+ * text with "fail" to Stop and Error. A question: "Thinking…" is posted, then edited into the answer,
+ * no second message, nothing deleted. A failing run: its "Thinking…" is deleted when the run has ended.
+ */
+const placeholderWhileThinking: Scenario = {
+	name: 'Placeholder While Thinking: the polling trigger posts "Thinking…", the Reply after the AI Agent edits it into the answer; a failed run\'s placeholder is deleted',
+	async run(ctx: ScenarioContext) {
+		const { emulator, n8n, credentialId, modelCredentialId } = await withChatModel(ctx);
+		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
+		const workflow = withoutHumanReview(JSON.parse(text) as Json);
+		const nodes = workflow.nodes as Json[];
+		const trigger = nodes.find((node: Json) => node.type === 'n8n-nodes-service-bot.serviceBotPollingTrigger');
+		const reply = nodes.find((node: Json) => node.name === 'Reply');
+		assert.ok(trigger && reply, 'the example has its trigger and its Reply');
+		trigger.parameters.options = { ...trigger.parameters.options, placeholderWhileThinking: 'Thinking…' };
+		reply.typeVersion = 4;
+		delete reply.parameters.chatId;
+		nodes.push(
+			{
+				id: 'ph-if',
+				name: 'Asked to Fail?',
+				type: 'n8n-nodes-base.if',
+				typeVersion: 2,
+				position: [120, 200],
+				parameters: {
+					conditions: {
+						options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
+						conditions: [{ id: 'ph-if-1', leftValue: '={{ $json.text }}', rightValue: 'fail', operator: { type: 'string', operation: 'contains' } }],
+						combinator: 'and',
+					},
+					options: {},
+				},
+			},
+			{ id: 'ph-stop', name: 'Fail', type: 'n8n-nodes-base.stopAndError', typeVersion: 1, position: [360, 300], parameters: { errorMessage: 'Asked to fail' } },
+		);
+		const agent = nodes.find((node: Json) => node.type === '@n8n/n8n-nodes-langchain.agent');
+		workflow.connections[trigger.name] = { main: [[{ node: 'Asked to Fail?', type: 'main', index: 0 }]] };
+		workflow.connections['Asked to Fail?'] = { main: [[{ node: 'Fail', type: 'main', index: 0 }], [{ node: agent.name, type: 'main', index: 0 }]] };
+		delete workflow.id;
+		delete workflow.active;
+		const workflowId = String((await n8n.createWorkflow(workflow)).id);
+		await n8n.activate(workflowId);
+		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
+		const chat = emulator.demo.privateChatId;
+		const inChat = async (method: string): Promise<Json[]> => (await emulator.calls(method)).filter((call) => String(call.body.chat_id) === chat && call.status === 200);
+
+		await emulator.userSends('Which plans do you have?', chat);
+		const edit = await waitFor('the answer edited into the placeholder', async () => (await inChat('editMessageText'))[0], { limitMs: 90_000 });
+		await waitFor('the execution to end', async () => {
+			const list = await n8n.executions(workflowId);
+			return list.length === 1 && list.every(hasEnded) ? list : undefined;
+		}, { limitMs: 60_000 });
+		const posted = await inChat('sendMessage');
+		assert.deepEqual(posted.map((call) => call.body.text), ['Thinking…'], 'one message posted: the placeholder');
+		const placeholderId = Number(edit.body.message_id);
+		assert.ok(Number(edit.at) > Number(posted[0].at), 'the edit came after the placeholder');
+		assert.match(String(edit.body.text), /^<b>Our plans<\/b>/, "the edit carries the agent's answer, converted");
+		const bot = (await emulator.history(chat)).filter((message) => message.from?.is_bot === true);
+		assert.deepEqual(bot.map((message) => message.message_id), [placeholderId], 'the chat holds one bot message: the placeholder, now the answer');
+		assert.match(String(bot[0].text), /^<b>Our plans<\/b>/);
+		ctx.log(`a question → "Thinking…" (#${placeholderId}), then edited into the answer ("${String(edit.body.text).slice(0, 24)}…"); one message, nothing deleted`);
+
+		await emulator.userSends('please fail', chat);
+		const deleted = await waitFor('the failed run\'s placeholder deleted', async () => (await inChat('deleteMessage'))[0], { limitMs: 90_000 });
+		const runs = await waitFor('both executions to end', async () => {
+			const list = await n8n.executions(workflowId);
+			return list.length === 2 && list.every(hasEnded) ? list : undefined;
+		}, { limitMs: 60_000 });
+		assert.deepEqual(runs.map((run: Json) => run.status).sort(), ['error', 'success']);
+		const placeholders = (await inChat('sendMessage')).map((call) => call.body.text);
+		assert.deepEqual(placeholders, ['Thinking…', 'Thinking…'], 'the failing message got its placeholder, and nothing else was posted');
+		assert.notEqual(Number(deleted.body.message_id), placeholderId, 'the answer was not deleted');
+		const left = (await emulator.history(chat)).filter((message) => message.from?.is_bot === true);
+		assert.deepEqual(left.map((message) => message.message_id), [placeholderId], 'the chat holds the answer only: the failed run left no "Thinking…"');
+		ctx.log(`"please fail" → "Thinking…" (#${String(deleted.body.message_id)}), deleted once its run failed; the answer stays`);
+	},
+};
+
+/** Placeholder While Thinking: after the others, so their numbers stay. */
+export const PLACEHOLDER_AI_SCENARIOS: Scenario[] = [placeholderWhileThinking];

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { DEMO_CREDENTIAL_NAME, DEMO_TRIGGER, WORKFLOWS } from '../dev/demo';
 import { ACTION_SCENARIOS, UPLOAD_SCENARIOS } from './action-scenarios';
-import { AI_SCENARIOS, NOTHING_MAPPED_AI_SCENARIOS, STREAMING_AI_SCENARIOS } from './ai-scenarios';
+import { AI_SCENARIOS, NOTHING_MAPPED_AI_SCENARIOS, PLACEHOLDER_AI_SCENARIOS, STREAMING_AI_SCENARIOS } from './ai-scenarios';
 import { CHAT_SCENARIOS } from './chat-scenarios';
 import { DELIVERY_SCENARIOS } from './delivery-scenarios';
 import { NEW_USER_SCENARIOS } from './new-user-scenarios';
@@ -400,4 +400,4 @@ const screenshots: Scenario = {
 	},
 };
 
-export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS, ...UPLOAD_SCENARIOS, ...UPGRADE_SCENARIOS, ...DELIVERY_SCENARIOS, ...NOTHING_MAPPED_ANSWER_SCENARIOS, ...NOTHING_MAPPED_AI_SCENARIOS, ...STREAMING_AI_SCENARIOS, ...RESTART_SCENARIOS, ...NEW_USER_SCENARIOS];
+export const SCENARIOS: Scenario[] = [listed, executed, triggered, deactivated, screenshots, ...TRIGGER_SCENARIOS, ...ACTION_SCENARIOS, ...ANSWER_SCENARIOS, ...AI_SCENARIOS, ...CHAT_SCENARIOS, ...UPLOAD_SCENARIOS, ...UPGRADE_SCENARIOS, ...DELIVERY_SCENARIOS, ...NOTHING_MAPPED_ANSWER_SCENARIOS, ...NOTHING_MAPPED_AI_SCENARIOS, ...STREAMING_AI_SCENARIOS, ...RESTART_SCENARIOS, ...NEW_USER_SCENARIOS, ...PLACEHOLDER_AI_SCENARIOS];
