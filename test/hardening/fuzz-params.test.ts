@@ -84,6 +84,8 @@ function prepareContext(parameters: INodeParameters, items: IDataObject[]): IExe
 			return raw === undefined ? fallback : resolve(raw, items[itemIndex]);
 		},
 		continueOnFail: () => false,
+		// A node with nothing before it: no polling trigger whose placeholder a send would replace.
+		getParentNodes: () => [],
 	};
 	return context as unknown as IExecuteFunctions;
 }

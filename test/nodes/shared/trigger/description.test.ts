@@ -155,7 +155,7 @@ describe('Service Bot Polling Trigger description', () => {
 		const options = pollingTrigger.properties.find((property) => property.name === 'options') as INodeProperties;
 		const byName = new Map((options.options as INodeProperties[]).map((option) => [option.name, option]));
 		expect([...byName.keys()].sort()).toEqual(
-			['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'downloadFiles', 'groupMessagesSeconds', 'longPollTimeout', 'photoSize', 'separateOutputs', 'showTyping', 'updatesPerRequest', 'userIds'].sort(),
+			['addHandyFields', 'chatIds', 'deleteExistingWebhook', 'downloadFiles', 'groupMessagesSeconds', 'longPollTimeout', 'photoSize', 'placeholderWhileThinking', 'separateOutputs', 'showTyping', 'updatesPerRequest', 'userIds'].sort(),
 		);
 		// Off unless set, so saved workflows run every message at once as before.
 		expect(byName.get('groupMessagesSeconds')).toMatchObject({ default: 0, typeOptions: { minValue: 0 } });
@@ -163,5 +163,7 @@ describe('Service Bot Polling Trigger description', () => {
 		expect(byName.get('longPollTimeout')).toMatchObject({ default: 45, typeOptions: { minValue: 0, maxValue: 50 } });
 		expect(byName.get('updatesPerRequest')).toMatchObject({ default: 100, typeOptions: { minValue: 1, maxValue: 100 } });
 		expect(byName.get('deleteExistingWebhook')).toMatchObject({ default: false });
+		// Off unless set: no placeholder is posted for saved workflows.
+		expect(byName.get('placeholderWhileThinking')).toMatchObject({ type: 'string', default: '' });
 	});
 });
