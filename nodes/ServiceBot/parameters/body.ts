@@ -6,7 +6,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { At } from './errors';
-import { explainEmptyExpression } from './emptyExpression';
+import { explainEmptyExpression, warnIfEveryExpressionEmpty } from './emptyExpression';
 import { checkFixedValue } from './fixed';
 import type { Fallback, ReadItem } from './kind';
 import { PARAM_KINDS } from './kinds';
@@ -86,6 +86,7 @@ export function readParam(item: ReadItem, param: Param, additional: IDataObject 
 	const value = underAdditional ? additional[field] : nodeParameter(item.ctx, field, item.itemIndex, '');
 	const path = underAdditional ? `additionalFields.${field}` : field;
 	checkFixedValue(item, param, path);
+	warnIfEveryExpressionEmpty(item, param, path, value);
 	try {
 		return checkValue(item, param, value);
 	} catch (error) {

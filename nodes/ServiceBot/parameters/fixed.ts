@@ -77,7 +77,7 @@ export function strayClosing(expression: string): string | undefined {
  * Whether braces in the parameter can only be a mistake: every kind but free text takes IDs, numbers,
  * URLs, codes or JSON, and a text parameter named `…_id` (callback_query_id) is an ID.
  */
-function takesFreeText(param: Param): boolean {
+export function takesFreeText(param: Param): boolean {
 	return param.kind === 'text' && !param.name.endsWith('_id');
 }
 
