@@ -19,8 +19,9 @@
  * breaks as in CommonMark; likewise a list item with the lines that continue it, and each paragraph
  * of a quote), table.ts a table, lookahead.ts answers the inline parser's look-aheads, and html.ts
  * keeps to what the service's HTML takes. It is one file over 300 lines because the block reader and
- * the streamed answer's question "which text does the last line belong to" (`lastTextStart`) must
- * group lines by the same rules: one reader, `readBlocks`, answers both.
+ * the streamed answer's questions "which text does the last line belong to" (`lastTextStart`) and
+ * "may the table at the end still change shape" (`unsettledTableFrom`) must group lines by the same
+ * rules: one reader, `readBlocks`, answers all of them.
  */
 import { isWhitespace } from './chars';
 import { escapeAttribute, escapeHtml } from './html';

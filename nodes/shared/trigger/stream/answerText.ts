@@ -55,7 +55,10 @@ export function answerParts(markdown: string, limit: number = LIMITS.messageText
  * show as its raw characters (`*emphasis`) until the model closes it, maybe lines later. The paragraph
  * is held back from there until the next words complete it, it ends (a blank line, a block: its
  * unclosed markup is then text for good), or the answer ends (then all of it is shown, `answerParts`
- * of the whole). A line inside an open code fence is code: nothing is held back.
+ * of the whole). A line inside an open code fence is code: nothing is held back. A table is held
+ * back whole while it may still change shape (a header row whose delimiter row may still come, rows
+ * that may still widen a column already shown) and shown whole once it has ended; a line that may
+ * still become a rule (`- -`) until it has. So every text shown is a beginning of the whole answer's.
  */
 export function shownSoFar(written: string): string {
 	const markdown = written.includes('\r') ? written.replace(/\r\n?/g, '\n') : written;

@@ -110,6 +110,24 @@ test.each(UNFINISHED_LINES)('what a streamed answer shows of its last line takes
 	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
 });
 
+/** Answers whose end is a long run of lines with `|` (a table still open, rows that may still be a header) or a long possible rule. */
+const TABLE_TAILS: Array<[string, (n: number) => string]> = [
+	['a table of n rows, still open', (n) => `| a | b |\n|---|--:|\n${'| 1 | 22 |\n'.repeat(n)}`],
+	['n lines with `|` and no delimiter row, the last a header being typed', (n) => `${'a | b\n'.repeat(n)}|`],
+	['n pairs of a row and a line that is no delimiter row', (n) => '| a |\n| -x\n'.repeat(n)],
+	['n tables of one row each, the last still open', (n) => '| a |\n|-|\n| 1 |\n\n'.repeat(n).slice(0, -1)],
+	['a header row of n cells with its delimiter row half written', (n) => `${'| a '.repeat(n)}|\n${'|--'.repeat(n)}`],
+	['a header row without outer pipes after n words', (n) => `${'word '.repeat(n)}| b\n`],
+	['a possible rule of n characters', (n) => '- '.repeat(n)],
+];
+
+test.each(TABLE_TAILS)('what a streamed answer shows of a table still being written takes time linear in the answer (%s)', async (_family, make) => {
+	const { ratio, sizes } = await growth((tail) => shownSoFar(`Intro\n\n${tail}`), make);
+	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, sizes: showSizes(sizes) }).toMatchObject({ under: true });
+	const largest = sizes[sizes.length - 1];
+	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
+});
+
 test('a streamed answer holds back only its last line’s unfinished markup, a bare block marker and a closing fence being typed', () => {
 	expect(shownSoFar('Done line.\nHere is *emphasis')).toBe('Done line.\nHere is ');
 	expect(shownSoFar('Here is *emphasis* and more')).toBe('Here is *emphasis* and more');
