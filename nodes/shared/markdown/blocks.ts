@@ -19,13 +19,14 @@
  * breaks as in CommonMark; likewise a list item with the lines that continue it, and each paragraph
  * of a quote), table.ts a table, lookahead.ts answers the inline parser's look-aheads, and html.ts
  * keeps to what the service's HTML takes. It is one file over 300 lines because the block reader and
- * the streamed answer's question "which text does the last line belong to" (`lastTextStart`) must
- * group lines by the same rules: one reader, `readBlocks`, answers both.
+ * the streamed answer's questions "which text does the last line belong to" (`lastTextStart`) and
+ * "may the table at the end still change shape" (`unsettledTableFrom`) must group lines by the same
+ * rules: one reader, `readBlocks`, answers all of them.
  */
 import { isWhitespace } from './chars';
 import { escapeAttribute, escapeHtml } from './html';
 import { inlineHtml } from './inline';
-import { isTableDelimiter, renderTable } from './table';
+import { isTableDelimiter, mayBecomeDelimiter, renderTable } from './table';
 
 /** Where a line's content starts after up to 3 spaces of indentation. */
 function indentEnd(line: string): number {
@@ -284,6 +285,43 @@ export function lastTextStart(markdown: string): number | undefined {
 	let offset = 0;
 	for (let index = 0; index < from; index++) offset += lines[index].length + 1;
 	return offset;
+}
+
+/** Words that read the same as paragraph text and as a table's cell (no markup, no block marker). */
+const PLAIN_WORDS = /^[\p{L}\p{N}\p{Zs},.:;!?'"()/%+=-]*$/u;
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
+/**
+ * Where a streamed answer holds back a table that may still change shape: a table whose rows may still
+ * come (its last row is the last line, or the last line, not yet ended by a line break, comes right
+ * after it and may still become a row: each row may widen a column already shown), or a last line with
+ * `|` that may still become a table's header row (it is the last line, or the last line may still
+ * become its delimiter row). Undefined when no table is unsettled: a table that ended (a blank line, a
+ * whole line without `|`) is shown whole. The table is held from its header row's start, or, for a
+ * header row without a leading pipe that would be paragraph text (`Name | Price`), from its first `|`:
+ * those first words were already shown and read the same as the table's first cell. Linear in the
+ * text (one reading of its blocks).
+ */
+export function unsettledTableFrom(markdown: string): number | undefined {
+	const lines = linesOf(markdown);
+	const last = lines.length - 1;
+	let header: number | undefined;
+	// The last table, if any, is one of the last two blocks (a partial line may follow it).
+	for (const block of readBlocks(lines).slice(-2)) if (block.kind === 'table' && block.to >= last) header = block.from;
+	if (header === undefined) {
+		if (last > 0 && lines[last - 1].includes('|') && mayBecomeDelimiter(lines[last])) header = last - 1;
+		else if (lines[last].includes('|')) header = last;
+		else return undefined;
+	}
+	let offset = 0;
+	for (let index = 0; index < header; index++) offset += lines[index].length + 1;
+	const line = lines[header];
+	const pipe = line.indexOf('|');
+	const words = line.slice(0, pipe).trimEnd();
+	const paragraphLine = !fenceOf(line) && headingOf(line) === undefined && !isRule(line) && quoteOf(line) === undefined && !listItemOf(line);
+	if (!paragraphLine || !HAS_WORD.test(words) || !PLAIN_WORDS.test(words)) return offset;
+	// One space after the words: the table's first cell is followed by its padding and ` | `.
+	return offset + Math.min(pipe, words.length + 1);
 }
 
 /** Markdown → the service's HTML (see the top of this file). */

@@ -17,6 +17,13 @@ export function isTableDelimiter(line: string): boolean {
 	return true;
 }
 
+/** Whether a line may still become a delimiter row as more of it is written: only `|`, `:`, `-` and spaces. */
+export function mayBecomeDelimiter(line: string): boolean {
+	return MAY_BECOME_DELIMITER.test(line);
+}
+
+const MAY_BECOME_DELIMITER = /^[ \t|:-]*$/;
+
 function tableCells(line: string): string[] {
 	let row = line.trim();
 	if (row.startsWith('|')) row = row.slice(1);

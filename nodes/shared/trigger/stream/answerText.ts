@@ -7,8 +7,9 @@
  * nothing it did not see opened and escapes the rest, so half-written Markdown never fails or shows
  * tags.
  */
-import { lastLineInFence, lastTextStart, markdownToHtml } from '../../markdown/blocks';
+import { lastLineInFence, lastTextStart, markdownToHtml, unsettledTableFrom } from '../../markdown/blocks';
 import { unfinishedFrom } from '../../markdown/inline';
+import { mayBecomeDelimiter } from '../../markdown/table';
 import { visibleText } from '../../markdown/html';
 import { LIMITS } from '../../spec';
 import { splitText } from '../../splitText';
@@ -54,7 +55,10 @@ export function answerParts(markdown: string, limit: number = LIMITS.messageText
  * show as its raw characters (`*emphasis`) until the model closes it, maybe lines later. The paragraph
  * is held back from there until the next words complete it, it ends (a blank line, a block: its
  * unclosed markup is then text for good), or the answer ends (then all of it is shown, `answerParts`
- * of the whole). A line inside an open code fence is code: nothing is held back.
+ * of the whole). A line inside an open code fence is code: nothing is held back. A table is held
+ * back whole while it may still change shape (a header row whose delimiter row may still come, rows
+ * that may still widen a column already shown) and shown whole once it has ended; a line that may
+ * still become a rule (`- -`) until it has. So every text shown is a beginning of the whole answer's.
  */
 export function shownSoFar(written: string): string {
 	const markdown = written.includes('\r') ? written.replace(/\r\n?/g, '\n') : written;
@@ -66,14 +70,23 @@ export function shownSoFar(written: string): string {
 		const closing = fenceSoFar !== '' && (/^`+$/.test(fenceSoFar) || /^~+$/.test(fenceSoFar));
 		return closing ? markdown.slice(0, lineStart) : markdown;
 	}
+	// A table that may still change shape (a header row whose delimiter row may still come, rows that
+	// may still widen a column) is shown whole once it has ended: held back as if the answer ended
+	// before it.
+	const tableFrom = unsettledTableFrom(markdown);
+	if (tableFrom !== undefined) return endedBefore(markdown, tableFrom);
 	// A block's marker with nothing after it yet (`-`, `1.`, `#`, `>`): shown as written until its text
 	// comes, then as a list item, a heading or a quote. Until then it may still continue the paragraph
-	// above (`-b**`), which is held back as if the answer ended before the marker's line.
-	if (BARE_BLOCK_MARKER.test(line.trimStart())) {
-		const before = markdown.slice(0, lineStart);
-		return withoutUnfinished(before, lastTextStart(before) ?? lineStart);
-	}
+	// above (`-b**`), which is held back as if the answer ended before the marker's line. Likewise a
+	// line of only `-`, `*`, `_` that may still become a rule (`- -` is a list item until its third `-`).
+	if (BARE_BLOCK_MARKER.test(line.trimStart()) || MAY_BECOME_RULE.test(line)) return endedBefore(markdown, lineStart);
 	return withoutUnfinished(markdown, lastTextStart(markdown) ?? lineStart);
+}
+
+/** What is shown of `markdown` as if the answer ended at `end`: its last text without unfinished markup. */
+function endedBefore(markdown: string, end: number): string {
+	const before = markdown.slice(0, end);
+	return withoutUnfinished(before, lastTextStart(before) ?? before.lastIndexOf('\n') + 1);
 }
 
 /** `markdown` cut before the first unfinished markup of its text from `textStart` on. */
@@ -84,13 +97,29 @@ function withoutUnfinished(markdown: string, textStart: number): string {
 	for (let cuts = 0; cuts < UNFINISHED_CUTS; cuts++) {
 		const from = unfinishedFrom(text);
 		if (from === undefined) return markdown.slice(0, textStart) + text;
-		text = text.slice(0, from);
+		text = withoutBareLastLine(text.slice(0, from));
 	}
 	return unfinishedFrom(text) === undefined ? markdown.slice(0, textStart) + text : markdown.slice(0, textStart);
 }
 
+/**
+ * A text cut before its unfinished markup, without a last line the cut turned into a block of its own
+ * (`*** **a` cut to `*** `, a rule; `- **a` to `- `; `--- | --- **a` below a row with `|` to a
+ * delimiter row, which makes that row a table): that line is held back too.
+ */
+function withoutBareLastLine(text: string): string {
+	const start = text.lastIndexOf('\n') + 1;
+	const line = text.slice(start);
+	const above = start > 0 ? text.slice(text.lastIndexOf('\n', start - 2) + 1, start - 1) : '';
+	const cutToBlock = BARE_BLOCK_MARKER.test(line.trim()) || MAY_BECOME_RULE.test(line) || (above.includes('|') && mayBecomeDelimiter(line));
+	return cutToBlock ? text.slice(0, start) : text;
+}
+
 /** A list item's, heading's or quote's marker alone on its line (linear: no nested repetition). */
 const BARE_BLOCK_MARKER = /^(?:[-*+>]|#{1,6}|\d{1,9}[.)]?)$/;
+
+/** A line of only `-`, `*`, `_` and spaces (linear: one mandatory character between two classes). */
+const MAY_BECOME_RULE = /^[ \t]*[-*_][-*_ \t]*$/;
 
 /** How many times a streamed line is cut before its unfinished markup before it is held back whole. */
 const UNFINISHED_CUTS = 4;

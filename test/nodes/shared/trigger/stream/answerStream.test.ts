@@ -161,10 +161,7 @@ function readable(html: string): string {
 	return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
 }
 
-/**
- * An answer with the markup models write inline (emphasis, code, links, quotes, lists, a fence): a
- * table is left out, since a header row becomes a table only once its delimiter row comes.
- */
+/** An answer with the markup models write inline (emphasis, code, links, quotes, lists, a fence). */
 const MARKED_UP_ANSWER = [
 	'## Our plans\n\n',
 	'Here is **point 1**: the answer goes on, with `code 1` and [a link](https://example.com/a?x=1&y=2).\n\n',
@@ -182,9 +179,23 @@ const ANSWER_ACROSS_LINES = [
 	'**never closed\nin this paragraph\n\nThe end.\n',
 ].join('');
 
+/**
+ * Tables in the middle of an answer, as models write them: a header row that is text until its
+ * delimiter row comes, rows that widen a column already shown, a header without outer pipes, a table
+ * ended by a line of text; and a rule typed as `- - -` (a list item until its last `-`).
+ */
+const ANSWER_WITH_TABLES = [
+	'Our plans:\n\n',
+	'| Plan | Price |\n|:--|--:|\n| Free | 0 € |\n| Professional | 1,200 € |\n\n',
+	'Compared:\nName | Seats\n--- | ---\nTeam | 5\nEnterprise, billed yearly | 500\nEach seat is one user.\n\n',
+	'- - -\n\n',
+	'| a | not a table |\nbecause this line is no delimiter row.\n',
+].join('');
+
 test.each([
 	['inline markup', MARKED_UP_ANSWER],
 	['markup across line breaks', ANSWER_ACROSS_LINES],
+	['tables and a rule', ANSWER_WITH_TABLES],
 ])('while an answer is written, the chat only ever shows more of it: at every character, what each message shows is a beginning of what it shows at the end (no raw `*`, backtick or half link that later turns into formatting; %s)', (_name, answer) => {
 	const stream = new AnswerStream();
 	const final = answerParts(answer).map((part) => readable(part.text));
@@ -203,4 +214,5 @@ test.each([
 	// The end shows everything, exactly as Send Message would.
 	for (let request = stream.next(); request; request = stream.next()) stream.done(request, request.method === 'sendMessage' ? 1 + request.part : undefined);
 	expect(stream.messages.map((part) => readable(part.text))).toEqual(final);
+	expect(stream.messages).toEqual(answerParts(answer));
 });

@@ -110,6 +110,24 @@ test.each(UNFINISHED_LINES)('what a streamed answer shows of its last line takes
 	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
 });
 
+/** Answers whose end is a long run of lines with `|` (a table still open, rows that may still be a header) or a long possible rule. */
+const TABLE_TAILS: Array<[string, (n: number) => string]> = [
+	['a table of n rows, still open', (n) => `| a | b |\n|---|--:|\n${'| 1 | 22 |\n'.repeat(n)}`],
+	['n lines with `|` and no delimiter row, the last a header being typed', (n) => `${'a | b\n'.repeat(n)}|`],
+	['n pairs of a row and a line that is no delimiter row', (n) => '| a |\n| -x\n'.repeat(n)],
+	['n tables of one row each, the last still open', (n) => '| a |\n|-|\n| 1 |\n\n'.repeat(n).slice(0, -1)],
+	['a header row of n cells with its delimiter row half written', (n) => `${'| a '.repeat(n)}|\n${'|--'.repeat(n)}`],
+	['a header row without outer pipes after n words', (n) => `${'word '.repeat(n)}| b\n`],
+	['a possible rule of n characters', (n) => '- '.repeat(n)],
+];
+
+test.each(TABLE_TAILS)('what a streamed answer shows of a table still being written takes time linear in the answer (%s)', async (_family, make) => {
+	const { ratio, sizes } = await growth((tail) => shownSoFar(`Intro\n\n${tail}`), make);
+	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, sizes: showSizes(sizes) }).toMatchObject({ under: true });
+	const largest = sizes[sizes.length - 1];
+	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
+});
+
 test('a streamed answer holds back only its last line’s unfinished markup, a bare block marker and a closing fence being typed', () => {
 	expect(shownSoFar('Done line.\nHere is *emphasis')).toBe('Done line.\nHere is ');
 	expect(shownSoFar('Here is *emphasis* and more')).toBe('Here is *emphasis* and more');
@@ -145,6 +163,74 @@ const readableAll = (markdown: string): string =>
 
 test('generated answers with markup across lines: at every character, what is shown is a beginning of what the whole answer shows', () => {
 	const piece = fc.constantFrom(' **a\nb** ', ' *c\nd* ', ' `e\nf` ', ' [g\nh](https://x.y) ', ' **i *j\nk* l** ', ' *g* ', ' word', 'x', '\n', '\n\n', '\n- item', '\n> ', '\n1. ', '\n## ', ' **open', ' `open');
+	fc.assert(
+		fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+			const answer = pieces.join('');
+			const whole = readableAll(answer);
+			for (let end = 1; end <= answer.length; end++) {
+				const shown = readableAll(shownSoFar(answer.slice(0, end)));
+				if (!whole.startsWith(shown)) throw new Error(`${JSON.stringify(answer.slice(0, end))} shows ${JSON.stringify(shown)}, the whole ${JSON.stringify(whole)}`);
+			}
+		}),
+		{ numRuns: 1000 },
+	);
+});
+
+test('a table is held back from its header row until it has ended (a blank line, a line without `|`, or the answer’s end), then shown whole', () => {
+	const table = '| Plan | Price |\n|:--|--:|\n| Free | 0 € |\n| Professional | 1,200 € |';
+	// The header row alone, or with its delimiter row half written, may still become a table.
+	expect(shownSoFar('Plans:\n\n| Plan | Pri')).toBe('Plans:\n\n');
+	expect(shownSoFar('Plans:\n\n| Plan | Price |\n')).toBe('Plans:\n\n');
+	expect(shownSoFar('Plans:\n\n| Plan | Price |\n|:-')).toBe('Plans:\n\n');
+	// Each row may widen a column: nothing of the table is shown while rows may still come.
+	expect(shownSoFar(`Plans:\n\n${table}`)).toBe('Plans:\n\n');
+	expect(shownSoFar(`Plans:\n\n${table}\n`)).toBe('Plans:\n\n');
+	expect(shownSoFar(`Plans:\n\n${table}\nPrices a mon`)).toBe('Plans:\n\n');
+	// Ended: by a blank line, or by a whole line without `|`.
+	expect(shownSoFar(`Plans:\n\n${table}\n\n`)).toBe(`Plans:\n\n${table}\n\n`);
+	expect(shownSoFar(`Plans:\n\n${table}\n\nPrices a mon`)).toBe(`Plans:\n\n${table}\n\nPrices a mon`);
+	expect(shownSoFar(`Plans:\n\n${table}\nPrices a month.\n`)).toBe(`Plans:\n\n${table}\nPrices a month.\n`);
+	// A header row without outer pipes: its first cell's words (and one space) read the same as text and in the table.
+	expect(shownSoFar('Compared:\nName')).toBe('Compared:\nName');
+	expect(shownSoFar('Compared:\nName | Seats\n---')).toBe('Compared:\nName ');
+	// A row of `|` that is no table (the line below it is no delimiter row) is text, shown as it comes.
+	expect(shownSoFar('| a | b |\nno delimiter')).toBe('| a | b |\nno delimiter');
+	// A table inside a code fence is code.
+	expect(shownSoFar('```\n| a | b |')).toBe('```\n| a | b |');
+});
+
+test('a line of only `-`, `*`, `_` and spaces is held back: it may still become a rule (`- -` is a list item until its third `-`)', () => {
+	expect(shownSoFar('Intro\n\n- -')).toBe('Intro\n\n');
+	expect(shownSoFar('Intro\n\n--')).toBe('Intro\n\n');
+	expect(shownSoFar('Intro\n\n* *')).toBe('Intro\n\n');
+	expect(shownSoFar('Intro\n\n- - -\n')).toBe('Intro\n\n- - -\n');
+	expect(shownSoFar('Intro\n\n- a')).toBe('Intro\n\n- a');
+});
+
+test('an answer with a table converts exactly as Markdown From AI converts it: the table monospaced in aligned columns', () => {
+	expect(answerParts('Plans:\n\n| Plan | Price |\n|:--|--:|\n| Free | 0 € |\n| Professional | 1,200 € |\n\nPer month.')).toEqual([
+		{ text: 'Plans:\n\n<pre>Plan         | Price\n-------------+--------\nFree         | 0 €\nProfessional | 1,200 €</pre>\n\nPer month.', parseMode: 'HTML' },
+	]);
+});
+
+test('generated answers with tables, rules and markup: at every character, what is shown is a beginning of what the whole answer shows', () => {
+	const piece = fc.constantFrom(
+		'\n| a | b |',
+		'\n| wide cell | c |',
+		'\n|---|--:|',
+		'\n--- | ---',
+		'\nname | seats',
+		'\n| x',
+		'\n- - -',
+		'\n***',
+		'\n',
+		'\n\n',
+		' word',
+		' **a\nb** ',
+		' *open',
+		'\n- item',
+		'\n> ',
+	);
 	fc.assert(
 		fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
 			const answer = pieces.join('');
