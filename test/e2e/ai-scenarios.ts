@@ -217,18 +217,24 @@ function withoutHumanReview(workflow: Json): Json {
  * left at its default (From Trigger): the AI Agent's answer goes to the chat the question came from,
  * followed back through the agent's paired items to the polling trigger.
  */
+/** The AI example without Human Review, its Reply at version 4 with Chat at its default, ready to create. */
+function exampleWithDefaultReply(credentialId: string, modelCredentialId: string): Json {
+	const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
+	const workflow = withoutHumanReview(JSON.parse(text) as Json);
+	const reply = (workflow.nodes as Json[]).find((node: Json) => node.name === 'Reply');
+	assert.ok(reply, 'the example has its Reply node');
+	reply.typeVersion = 4;
+	delete reply.parameters.chatId;
+	delete workflow.id;
+	delete workflow.active;
+	return workflow;
+}
+
 const replyAfterTheAgent: Scenario = {
 	name: "a reply after n8n's AI Agent with its Chat left at its default: the agent's answer goes to the chat the question came from",
 	async run(ctx: ScenarioContext) {
 		const { emulator, n8n, credentialId, modelCredentialId } = await withChatModel(ctx);
-		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
-		const workflow = withoutHumanReview(JSON.parse(text) as Json);
-		const reply = (workflow.nodes as Json[]).find((node: Json) => node.name === 'Reply');
-		assert.ok(reply, 'the example has its Reply node');
-		reply.typeVersion = 4;
-		delete reply.parameters.chatId;
-		delete workflow.id;
-		delete workflow.active;
+		const workflow = exampleWithDefaultReply(credentialId, modelCredentialId);
 		const workflowId = String((await n8n.createWorkflow(workflow)).id);
 		await n8n.activate(workflowId);
 		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
@@ -339,15 +345,11 @@ const placeholderWhileThinking: Scenario = {
 	name: 'Placeholder While Thinking: the polling trigger posts "Thinking…", the Reply after the AI Agent edits it into the answer; a failed run\'s placeholder is deleted',
 	async run(ctx: ScenarioContext) {
 		const { emulator, n8n, credentialId, modelCredentialId } = await withChatModel(ctx);
-		const text = JSON.stringify(aiExampleWorkflow()).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
-		const workflow = withoutHumanReview(JSON.parse(text) as Json);
+		const workflow = exampleWithDefaultReply(credentialId, modelCredentialId);
 		const nodes = workflow.nodes as Json[];
 		const trigger = nodes.find((node: Json) => node.type === 'n8n-nodes-service-bot.serviceBotPollingTrigger');
-		const reply = nodes.find((node: Json) => node.name === 'Reply');
-		assert.ok(trigger && reply, 'the example has its trigger and its Reply');
+		assert.ok(trigger, 'the example has its trigger');
 		trigger.parameters.options = { ...trigger.parameters.options, placeholderWhileThinking: 'Thinking…' };
-		reply.typeVersion = 4;
-		delete reply.parameters.chatId;
 		nodes.push(
 			{
 				id: 'ph-if',
@@ -369,8 +371,6 @@ const placeholderWhileThinking: Scenario = {
 		const agent = nodes.find((node: Json) => node.type === '@n8n/n8n-nodes-langchain.agent');
 		workflow.connections[trigger.name] = { main: [[{ node: 'Asked to Fail?', type: 'main', index: 0 }]] };
 		workflow.connections['Asked to Fail?'] = { main: [[{ node: 'Fail', type: 'main', index: 0 }], [{ node: agent.name, type: 'main', index: 0 }]] };
-		delete workflow.id;
-		delete workflow.active;
 		const workflowId = String((await n8n.createWorkflow(workflow)).id);
 		await n8n.activate(workflowId);
 		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });

@@ -49,28 +49,15 @@ async function published(options: INodeParameters = {}, typeVersion?: number): P
 }
 
 describe('When the Run Ends', () => {
-	test('is version 3\'s default: a trigger with no options answers the service only once its run ended', async () => {
-		const { harness, secret } = await published({}, 3);
+	test.each([
+		['chosen in version 1', AFTER_RUN, 1, 700],
+		["version 3's default, the option not added", {}, 3, 701],
+	])('%s: the service gets no answer while the run goes on, and 200 once it ended', async (_how, options, typeVersion, updateId) => {
+		const { harness, secret } = await published(options, typeVersion);
 		const run = heldRun();
 		let answered = false;
 		const delivery = harness
-			.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(701, emu.demo.privateChatId, emu.demo.userId), runEnds: run.ends })
-			.then((receipt) => {
-				answered = true;
-				return receipt;
-			});
-		await moment();
-		expect(answered).toBe(false);
-		run.end('succeeded');
-		expect((await delivery).status).toBe(200);
-	});
-
-	test('the service gets no answer while the run goes on, and 200 once it ended', async () => {
-		const { harness, secret } = await published(AFTER_RUN);
-		const run = heldRun();
-		let answered = false;
-		const delivery = harness
-			.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(700, emu.demo.privateChatId, emu.demo.userId), runEnds: run.ends })
+			.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId), runEnds: run.ends })
 			.then((receipt) => {
 				answered = true;
 				return receipt;
@@ -80,7 +67,7 @@ describe('When the Run Ends', () => {
 		run.end('succeeded');
 		const receipt = await delivery;
 		expect(receipt.status).toBe(200);
-		expect((receipt.workflowData?.[0][0].json as IDataObject).update_id).toBe(700);
+		expect((receipt.workflowData?.[0][0].json as IDataObject).update_id).toBe(updateId);
 	});
 
 	test('a run that failed is answered 200 (sent again, it would fail again), and the same update sent again does not run', async () => {
