@@ -14,7 +14,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { isObject } from '../../shared/json';
 import { inputError, show } from './errors';
-import { savedAt, takesFreeText } from './fixed';
+import { savedAt, savedParametersOf, takesFreeText } from './fixed';
 import type { ReadItem } from './kind';
 import type { Param } from './param';
 import { isEmpty } from './param';
@@ -145,7 +145,7 @@ export function warnIfEveryExpressionEmpty(item: ReadItem, param: Param, path: s
 	}
 	let field = fields.get(path);
 	if (field === undefined) {
-		const saved = savedAt(item.ctx.getNode().parameters, path);
+		const saved = savedAt(savedParametersOf(item.ctx), path);
 		const parts = typeof saved === 'string' && saved.startsWith('=') ? withoutExpressions(saved.slice(1)) : undefined;
 		// A text that is one expression alone may well be empty (an optional caption): only text around expressions shows blanks.
 		field = parts?.first !== undefined && parts.text.trim() !== '' ? { text: parts.text.trim(), first: parts.first } : null;

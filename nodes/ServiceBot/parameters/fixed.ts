@@ -33,6 +33,11 @@ interface RunSeen {
 // Keyed by the run's context, which n8n creates anew for every run of the node.
 const runs = new WeakMap<IExecuteFunctions, RunSeen>();
 
+/** The node's saved parameters, read once per node run (n8n copies them on every getNode()). */
+export function savedParametersOf(ctx: IExecuteFunctions): INodeParameters {
+	return seenIn(ctx).parameters;
+}
+
 function seenIn(ctx: IExecuteFunctions): RunSeen {
 	let seen = runs.get(ctx);
 	if (!seen) {
