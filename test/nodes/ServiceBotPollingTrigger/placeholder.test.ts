@@ -65,17 +65,22 @@ interface Workflow {
 	after?: ChainNode[];
 	/** What n8n hands the trigger back as the run (default: the run as it ran). */
 	handBack?: (run: IRun) => IRun;
+	/** Another workflow polling the same bot (default: the harness's one workflow). */
+	workflowId?: string;
 }
 
-/** The runs of the executions the trigger started, in order. */
+/** The runs of the executions the test's triggers started, in order. */
 let runs: Array<Promise<IRun>>;
+beforeEach(() => {
+	runs = [];
+});
 
 async function pollingTrigger(options: IDataObject, workflow: Workflow = {}): Promise<RunningTrigger> {
-	runs = [];
 	const harness = await makeHarness(emu, {
 		nodeType: new ServiceBotPollingTrigger(),
 		typeVersion: 2,
 		parameters: { updates: ['message'], options: options as INodeParameters },
+		workflowId: workflow.workflowId,
 	});
 	const trigger = await harness.startTrigger({
 		runWorkflow: async (data) => {
@@ -246,4 +251,75 @@ test('off: not one call more than without the option, and the item is as before'
 	await settled(1);
 	expect(botCalls().map(described)).toEqual(['sendMessage text=<b>Answer:</b> hello']);
 	expect('placeholder_message_id' in trigger.emitted[0][0][0].json).toBe(false);
+});
+
+test('two workflows polling one bot, each with the option: each posts its own placeholder and its own answer replaces it; nothing deleted', async () => {
+	const first = await pollingTrigger({ placeholderWhileThinking: THINKING }, { workflowId: 'support-a' });
+	const second = await pollingTrigger(
+		{ placeholderWhileThinking: 'One moment…' },
+		{ workflowId: 'support-b', node: { nodeType: new ServiceBot(), parameters: { ...answer, text: '=B: {{ $json.output }}' } } },
+	);
+	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await first.waitForEmits(1);
+	await second.waitForEmits(1);
+	await settled(4);
+	await until(() => runs.length === 2);
+	await Promise.all(runs);
+	await emu.idle();
+	const firstId = placeholderIdOf(first);
+	const secondId = placeholderIdOf(second);
+	expect(typeof firstId).toBe('number');
+	expect(secondId).not.toBe(firstId);
+	expect(botCalls().map(described).sort()).toEqual(
+		[
+			`sendMessage text=${THINKING}`,
+			'sendMessage text=One moment…',
+			`editMessageText message_id=${String(firstId)} text=<b>Answer:</b> hello`,
+			`editMessageText message_id=${String(secondId)} text=B: <b>Answer:</b> hello`,
+		].sort(),
+	);
+	const botMessages = emu.history(P()).filter((message) => message.sent_by_bot);
+	expect(botMessages.map((message) => [message.message_id, message.text]).sort()).toEqual(
+		[
+			[firstId, '<b>Answer:</b> hello'],
+			[secondId, 'B: <b>Answer:</b> hello'],
+		].sort(),
+	);
+});
+
+test('429 on the placeholder: the message is handed over at once without one (no id), and the answer goes out as a new message', async () => {
+	emu.injectFault({ kind: 'status', method: 'sendMessage', status: 429, retryAfter: 1, count: 1 });
+	const trigger = await pollingTrigger({ placeholderWhileThinking: THINKING });
+	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await trigger.waitForEmits(1);
+	expect(placeholderIdOf(trigger)).toBeNull();
+	await settled(2);
+	expect(botCalls().map((call) => `${call.method} ${call.status}`)).toEqual(['sendMessage 429', 'sendMessage 200']);
+	expect(emu.history(P()).filter((message) => message.sent_by_bot).map((message) => message.text)).toEqual(['<b>Answer:</b> hello']);
+});
+
+test('429 on the edit that replaces the placeholder: the answer waits the retry_after and still replaces it; one message, nothing deleted', async () => {
+	emu.injectFault({ kind: 'status', method: 'editMessageText', status: 429, retryAfter: 1, count: 1 });
+	const trigger = await pollingTrigger({ placeholderWhileThinking: THINKING });
+	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await trigger.waitForEmits(1);
+	await settled(3);
+	const placeholderId = placeholderIdOf(trigger);
+	const calls = botCalls();
+	expect(calls.map((call) => `${call.method} ${call.status}`)).toEqual(['sendMessage 200', 'editMessageText 429', 'editMessageText 200']);
+	expect(calls[2].body).toMatchObject({ message_id: placeholderId, text: '<b>Answer:</b> hello' });
+	// The service asked for 1 s: the edit came again no sooner.
+	expect(calls[2].at - calls[1].at).toBeGreaterThanOrEqual(1000);
+	expect(emu.history(P()).filter((message) => message.sent_by_bot).map((message) => [message.message_id, message.text])).toEqual([[placeholderId, '<b>Answer:</b> hello']]);
+});
+
+test('429 on the deletion of a failed run\'s placeholder: it is deleted after the retry_after', async () => {
+	emu.injectFault({ kind: 'status', method: 'deleteMessage', status: 429, retryAfter: 1, count: 1 });
+	const trigger = await pollingTrigger({ placeholderWhileThinking: THINKING }, { agentFails: true });
+	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await trigger.waitForEmits(1);
+	await settled(3);
+	expect(botCalls().map((call) => `${call.method} ${call.status}`)).toEqual(['sendMessage 200', 'deleteMessage 429', 'deleteMessage 200']);
+	expect(botCalls()[2].body.message_id).toBe(placeholderIdOf(trigger));
+	expect(emu.history(P()).filter((message) => message.sent_by_bot)).toEqual([]);
 });
