@@ -9,8 +9,9 @@
  * The service shows a chat action for about five seconds, and an AI agent thinks for longer; so while
  * the execution of the message runs, "typing…" is renewed (`keepTyping`) until the first of:
  * - the execution has run: the trigger hands over what tells it (the polling trigger its emit's done
- *   promise; the webhook trigger answers the push as the execution starts, so nothing tells it the
- *   end, and it shows "typing…" once);
+ *   promise; the webhook trigger the end of its response when it holds the push for the run: Confirm
+ *   Delivery "When the Run Ends", version 3's default, or Stream AI Answers. Answering the push as
+ *   the execution starts, nothing tells it the end, and it shows "typing…" once);
  * - the workflow posted to that chat (../chatPosts.ts; only what this n8n process sends: in queue
  *   mode a worker's posts are not heard here, and the execution's end bounds it);
  * - the cap, `TYPING_TIMING.capMs`, whatever happened (an end n8n never reports).
