@@ -19,6 +19,7 @@ import { askAndCheckStreamedAnswer, describeStreamedAnswer, streamingAgentWorkfl
 import type { StoredMessage } from '../real-n8n/emulator-process';
 import { hasEnded, type Json } from '../real-n8n/n8n';
 import type { Scenario } from './lib/runner';
+import { webhookTrigger } from './lib/workflow';
 import { sleep, waitFor } from '../real-n8n/processes';
 
 /** The AI scenarios' start: the emulator, the stand-in model, n8n with its owner, the demo credential and the model's. */
@@ -411,3 +412,111 @@ const placeholderWhileThinking: Scenario = {
 
 /** Placeholder While Thinking: after the others, so their numbers stay. */
 export const PLACEHOLDER_AI_SCENARIOS: Scenario[] = [placeholderWhileThinking];
+
+/**
+ * Show Typing that lasts, in real n8n: the AI example (Polling Trigger with Show Typing → AI Agent →
+ * Reply, version 4, Chat at its default) on a stand-in model that takes 20 s to answer (800 tokens at
+ * 40 a second, unstreamed), then the same workflow on Service Bot Trigger version 3 (Confirm Delivery
+ * at its default, When the Run Ends: the trigger learns the run's end). The service shows a chat
+ * action for 5 s (the emulator as Telegram): shown once, "typing…" would be gone for 15 of the 20 s.
+ * The person watches the emulator's chat page: it shows "is typing…" from the question to the answer.
+ */
+const typingThatLasts: Scenario = {
+	name: 'Show Typing lasts for a 20 s AI answer: the polling trigger and the webhook trigger (version 3, its default) renew "typing…" until the answer, and the chat page shows it from the question to the answer',
+	async run(ctx: ScenarioContext) {
+		const { emulator, n8n, credentialId, modelCredentialId } = await withChatModel(ctx, { pace: { tokens: 800, tokensPerSecond: 40 } });
+		const chat = emulator.demo.privateChatId;
+		const watch = await watchChatPage(ctx, emulator.baseUrl, chat);
+		const pollingWorkflow = exampleWithDefaultReply(credentialId, modelCredentialId);
+		const pollingTriggerNode = (pollingWorkflow.nodes as Json[]).find((node: Json) => node.type === 'n8n-nodes-service-bot.serviceBotPollingTrigger');
+		assert.equal(pollingTriggerNode?.parameters.options.showTyping, true, 'the AI example shows typing');
+
+		// The same workflow on the webhook trigger, version 3 with Show Typing and nothing else set.
+		const webhookWorkflow = exampleWithDefaultReply(credentialId, modelCredentialId);
+		webhookWorkflow.name = `${String(webhookWorkflow.name)} (webhook)`;
+		const nodes = webhookWorkflow.nodes as Json[];
+		const index = nodes.findIndex((node: Json) => node.type === 'n8n-nodes-service-bot.serviceBotPollingTrigger');
+		const old = nodes[index];
+		nodes[index] = webhookTrigger({
+			id: 'typing-webhook',
+			name: 'Service Bot Trigger',
+			position: old.position,
+			credentialId,
+			webhookId: '5c1d7e20-4b8a-4f3e-9d61-2a7b3c9e4f10',
+			updates: ['message'],
+			options: { showTyping: true },
+			typeVersion: 3,
+		});
+		webhookWorkflow.connections['Service Bot Trigger'] = webhookWorkflow.connections[old.name];
+		delete webhookWorkflow.connections[old.name];
+
+		let asked = 0;
+		const askAndWatch = async (label: string): Promise<string> => {
+			asked += 1;
+			const before = (await watch.samples()).length;
+			const sentAt = Date.now();
+			await watch.write(`Which plans do you have? (${label})`);
+			// What the person sees halfway through the agent's 20 s.
+			const halfway = sleep(10_000).then(async () => await watch.screenshot(`chat-page-typing-${label.split(' ')[0]}.png`));
+			const answer = await waitFor(
+				`the ${label} answer`,
+				async () => (await emulator.history(chat)).filter((message) => message.from?.is_bot === true)[asked - 1],
+				{ limitMs: 120_000 },
+			);
+			const answerAt = Number(answer.date) * 1000;
+			// Samples: from the first "is typing…" after the question to the first showing the answer.
+			const samples = await waitFor(
+				`the page to show the ${label} answer`,
+				async () => {
+					const since = (await watch.samples()).slice(before);
+					return since.some((sample) => sample.bots.length >= asked) ? since : undefined;
+				},
+				{ limitMs: 30_000 },
+			);
+			const start = samples.findIndex((sample) => sample.typing.includes('is typing'));
+			const end = samples.findIndex((sample) => sample.bots.length >= asked);
+			assert.ok(start >= 0 && end > start, `${label}: the page showed "is typing…" before the answer (samples ${start}..${end})`);
+			const between = samples.slice(start, end);
+			const shown = between.filter((sample) => sample.typing.includes('is typing')).length;
+			const share = shown / between.length;
+			const tookMs = samples[end].at - samples[start].at;
+			const typing = (await emulator.calls('sendChatAction')).filter(
+				(call) => call.body.action === 'typing' && String(call.body.chat_id) === chat && Number(call.at) >= sentAt && Number(call.at) <= Date.now(),
+			);
+			const beforeAnswer = typing.filter((call) => Number(call.at) < answerAt + 1000);
+			// The stand-in took 20 s: shown once, the service's 5 s of "typing…" cover a quarter of it.
+			assert.ok(tookMs >= 15_000, `${label}: the answer took the stand-in's 20 s (${tookMs} ms on the page)`);
+			assert.ok(beforeAnswer.length >= 4, `${label}: "typing…" renewed while the agent thought: ${beforeAnswer.length} chat actions in ${tookMs} ms`);
+			assert.ok(share >= 0.8, `${label}: the page showed "is typing…" in ${shown} of ${between.length} samples between the question and the answer`);
+			await halfway;
+			ctx.log(`${label}: "is typing…" on the page in ${shown} of ${between.length} samples (${(share * 100).toFixed(0)}%) over ${(tookMs / 1000).toFixed(1)} s until the answer; ${beforeAnswer.length} chat actions`);
+			return answer.text as string;
+		};
+
+		const pollingId = String((await n8n.createWorkflow(pollingWorkflow)).id);
+		await n8n.activate(pollingId);
+		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
+		const pollingAnswer = await askAndWatch('polling trigger');
+		assert.match(pollingAnswer, /^<b>Our plans<\/b>/);
+		await waitFor('the polling execution to end', async () => {
+			const list = await n8n.executions(pollingId);
+			return list.length === 1 && list.every(hasEnded) ? list : undefined;
+		}, { limitMs: 60_000 });
+		await n8n.deactivate(pollingId);
+
+		const webhookId = String((await n8n.createWorkflow(webhookWorkflow)).id);
+		await n8n.activate(webhookId);
+		await waitFor('the trigger to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
+		const webhookAnswer = await askAndWatch('webhook trigger v3');
+		assert.match(webhookAnswer, /^<b>Our plans<\/b>/);
+		const runs = await waitFor('the webhook execution to end', async () => {
+			const list = await n8n.executions(webhookId);
+			return list.length === 1 && list.every(hasEnded) ? list : undefined;
+		}, { limitMs: 60_000 });
+		assert.equal(runs[0].status, 'success');
+		assert.deepEqual(watch.scriptErrors(), [], 'the chat page ran without script errors');
+	},
+};
+
+/** Show Typing that lasts: after the others, so their numbers stay. */
+export const TYPING_AI_SCENARIOS: Scenario[] = [typingThatLasts];
