@@ -18,7 +18,8 @@
  * while after the emit (`confirmWithinMs`): n8n creates the execution a little after the emit (it
  * reads the workflow first, then inserts it), and a kill meanwhile would otherwise lose the update with
  * no execution to show for it. A clean stop acknowledges what was emitted (feed.ts), so a restart
- * fetches nothing again.
+ * fetches nothing again. An execution n8n's queue mode lost with its worker (long after that
+ * acknowledgement) is emitted once more while this process runs (workerLoss.ts).
  *
  * Group Messages Within (grouping.ts) holds a user's messages in one chat until the user has been
  * quiet for N seconds, then emits them as one item. While they wait, the saved offset and the feed's
@@ -34,7 +35,7 @@
  * it, and a workflow published later must not run it again); it never changes the bot's update types
  * and leaves answers to waiting executions to the published triggers.
  *
- * One file (about 430 lines) on purpose: one trigger's saved offset, its stored grouped runs and the
+ * One file (about 480 lines) on purpose: one trigger's saved offset, its stored grouped runs and the
  * executions it waits to see confirmed decide together what it may let the feed acknowledge; each of
  * them changes that offset, so they stay in one class (the gathering itself is grouping.ts).
  */
@@ -63,6 +64,7 @@ import { POLL_TIMING, joinFeed, webhookConflict } from './feed';
 import { MessageGrouping } from './grouping';
 import { deleteUnlessReplaced, placeholderOf, withPlaceholder } from './placeholder';
 import type { PollingOptions } from './options';
+import { lostWithItsWorker, RUNS_AFTER_WORKER_LOSS } from './workerLoss';
 import { readPollingOptions } from './options';
 
 /** An emit's done promise, as n8n's emit takes it (the type's package is not n8n-workflow). */
@@ -152,6 +154,8 @@ class PollingMember implements FeedMember {
 	feed: BotFeed | undefined;
 	/** A test: the first answer to a waiting execution it saw, which stays for the published triggers. */
 	private firstAnswer: number | undefined;
+	/** Unpublished (`close`). */
+	private closed = false;
 	/** One-way key of the bot token, stored with the offset. */
 	private botKey: string;
 	/** Group Messages Within (grouping.ts). */
@@ -273,14 +277,36 @@ class PollingMember implements FeedMember {
 	 * (its output is a file's when any of them carries one).
 	 */
 	private emitUpdate(update: ReceivedUpdate, item: INodeExecutionData, updateId: number, first = updateId, together: readonly ReceivedUpdate[] = [update]): void {
-		const deduplicationKey = `service-bot:${this.environment.windowKey}:${PROCESS_ID}:${updateId}`;
+		const keyOf = (again: number): string => `service-bot:${this.environment.windowKey}:${PROCESS_ID}:${updateId}${again === 0 ? '' : `:again-${again}`}`;
+		const data = routed(update, item, this.environment.settings, together);
 		const placeholder = placeholderOf(update, item.json);
 		// A test's run has no acknowledgement to wait for, but its placeholder is still deleted after it.
 		const done = this.test ? (placeholder ? deferred() : undefined) : this.confirmation(first);
+		// The run the update ends with: queue mode may lose one with its worker, and the update runs again.
+		const ran = done && !this.test ? this.runAgainIfLost(done.promise, data, keyOf, updateId) : done?.promise;
 		// Show Typing lasts while the execution runs: n8n settles the done promise once it has run.
-		if (done && !this.test && this.environment.settings.showTyping) keepTyping(this.ctx, update, done.promise);
-		if (done && placeholder) deleteUnlessReplaced(this.ctx, placeholder, done.promise);
-		this.ctx.emit(routed(update, item, this.environment.settings, together), undefined, done, deduplicationKey);
+		if (ran && !this.test && this.environment.settings.showTyping) keepTyping(this.ctx, update, ran);
+		if (ran && placeholder) deleteUnlessReplaced(this.ctx, placeholder, ran);
+		this.ctx.emit(data, undefined, done, keyOf(0));
+	}
+
+	/**
+	 * The run `ran` settles with, or, when n8n's queue mode lost it with its worker (workerLoss.ts), the
+	 * run of the update emitted again under the next deduplication key, up to `RUNS_AFTER_WORKER_LOSS`
+	 * times while this trigger is published. Never rejects: a run n8n could not start settles it with nothing.
+	 */
+	private async runAgainIfLost(ran: Promise<DoneRun>, data: INodeExecutionData[][], keyOf: (again: number) => string, updateId: number, again = 1): Promise<DoneRun | undefined> {
+		const run = await ran.catch(() => undefined);
+		if (again > RUNS_AFTER_WORKER_LOSS || this.closed || !lostWithItsWorker(run)) return run;
+		this.ctx.logger.warn(`${this.name}: n8n lost the execution of update ${updateId} with its queue-mode worker ("failed to be processed too many times"); running it again`);
+		const next = deferred();
+		this.ctx.emit(data, undefined, next, keyOf(again));
+		return await this.runAgainIfLost(next.promise, data, keyOf, updateId, again + 1);
+	}
+
+	/** Unpublished: an execution lost afterwards is not run again (its workflow no longer takes updates). */
+	close(): void {
+		this.closed = true;
 	}
 
 	/**
@@ -443,6 +469,7 @@ export async function startPolling(this: ITriggerFunctions): Promise<ITriggerRes
 	return {
 		closeFunction: async () => {
 			forget();
+			member.close();
 			await member.feed?.leave(member);
 		},
 	};
