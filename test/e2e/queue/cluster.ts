@@ -123,6 +123,13 @@ export class QueueCluster {
 			webhookProcs.map((webhook) => webhook.baseUrl),
 		);
 		const cluster = new QueueCluster(postgres, redis, database, proxy, main, workerProcs, webhookProcs, serviceCalls);
+		// At the scenario's end, all side by side (this runs before each process's own clean-up, a no-op
+		// then): a webhook process of 2.41.1 can wait out stopProc's 20 s grace for executions it still
+		// counts as active though their jobs finished ("Waiting for 3 active executions to finish...", queue
+		// scenario 1), and one after the other two such stops cost 40 s.
+		ctx.defer(async () => {
+			await Promise.all(cluster.all().map(async (n8n) => await n8n.stop()));
+		});
 		for (const n8n of [main, ...workerProcs, ...webhookProcs]) cluster.watchLog(n8n);
 
 		// The main migrates the fresh database: the others start once it is ready.
