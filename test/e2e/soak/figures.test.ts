@@ -95,6 +95,35 @@ describe('the soak figures', () => {
 		expect(figures).toMatchObject({ outsideRestarts: 1, latencyMs: { p50: 1000, max: 1000 } });
 	});
 
+	it('in a cluster, an update run again after the worker that ran it was SIGKILLed is twice across processes, though one main received it; run twice by a worker that lived on, twice within', () => {
+		// main receives throughout; worker-1 is killed at 30 s, its next process ready at 50 s; worker-2 runs throughout.
+		const cluster: ProcessWindow[] = [
+			{ role: 'main', startedAt: 0, readyAt: 5_000 },
+			{ role: 'worker-1', startedAt: 6_000, readyAt: 8_000, stoppedBy: 'SIGKILL', signalAt: 30_000, exitedAt: 30_100 },
+			{ role: 'worker-2', startedAt: 6_000, readyAt: 8_000 },
+			{ role: 'worker-1', startedAt: 31_000, readyAt: 50_000 },
+		];
+		const figures = computeFigures(
+			[
+				{ text: 'u1', sentAt: 28_000 },
+				{ text: 'u2', sentAt: 60_000 },
+			],
+			[
+				// u1 for A: replied by worker-1 just before its kill, run again by worker-2 (the main's one receipt)
+				{ workflow: 'A', text: 'u1', at: 29_000, process: 0, ranBy: 1 },
+				{ workflow: 'A', text: 'u1', at: 120_000, process: 0, ranBy: 2 },
+				{ workflow: 'B', text: 'u1', at: 29_500, process: 0, ranBy: 2 },
+				// u2 for B: twice from worker-2, which was never killed
+				{ workflow: 'A', text: 'u2', at: 61_000, process: 0, ranBy: 3 },
+				{ workflow: 'B', text: 'u2', at: 61_000, process: 0, ranBy: 2 },
+				{ workflow: 'B', text: 'u2', at: 62_000, process: 0, ranBy: 2 },
+			],
+			cluster,
+			OPTIONS,
+		);
+		expect(figures).toMatchObject({ lost: 0, twiceWithinProcess: 1, twiceAcrossProcesses: 1, unattributed: 0 });
+	});
+
 	it('quantiles by nearest rank', () => {
 		const values = Array.from({ length: 100 }, (_, i) => i + 1);
 		expect([quantile(values, 0.5), quantile(values, 0.99), quantile(values, 1)]).toEqual([50, 99, 100]);

@@ -30,6 +30,13 @@ export interface Reply {
 	 * process that ran at `createdAt` (or `at`).
 	 */
 	process?: number;
+	/**
+	 * The index of the process lifetime that ran the execution and sent the reply (queue mode: a worker,
+	 * from the calls each process made through its proxy). A second reply of a run whose worker was
+	 * SIGKILLed, sent by another process, is twice across processes, whoever received the update: the
+	 * process that ran it first is gone (the Polling Trigger runs an update n8n lost with its worker again).
+	 */
+	ranBy?: number;
 }
 
 /**
@@ -150,7 +157,12 @@ export function computeFigures(sent: SentUpdate[], replies: Reply[], processes: 
 					seen.add(index);
 					continue;
 				}
-				if (seen.has(index)) figures.twiceWithinProcess += 1;
+				const earlier = got.slice(0, got.indexOf(reply));
+				// Run again because the worker that ran it was killed: that process is gone.
+				const afterItsRunnerDied = earlier.every(
+					(before) => before.ranBy !== undefined && reply.ranBy !== undefined && before.ranBy !== reply.ranBy && processes[before.ranBy]?.stoppedBy === 'SIGKILL',
+				);
+				if (seen.has(index) && !afterItsRunnerDied) figures.twiceWithinProcess += 1;
 				else figures.twiceAcrossProcesses += 1;
 				seen.add(index);
 				if (figures.twiceExamples.length < 10) figures.twiceExamples.push(`${workflow}: ${update.text} (process ${[...seen].join(', ')})`);

@@ -103,6 +103,15 @@ export class QueueTarget implements SoakTarget {
 		return index;
 	}
 
+	/** The lifetime of the process whose proxy carried the sendMessage with this whole text (the worker that ran the execution). */
+	runnerOf(sent: string): number | undefined {
+		const call = (this.started().serviceCalls?.calls ?? []).find((made) => made.method === 'sendMessage' && made.body.text === sent);
+		if (!call) return undefined;
+		let index: number | undefined;
+		for (const [i, p] of this.processes.entries()) if (p.role === call.process && p.startedAt <= call.at) index = i;
+		return index;
+	}
+
 	logDirs(): string[] {
 		return this.started()
 			.all()

@@ -193,12 +193,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			const update = await emulator.userSends(text, chat.chatId, chat.userId);
 			sent.push({ text, sentAt, updateId: Number(update.update_id) });
 		};
-		const replies = async (): Promise<Array<Reply & { executionId: string }>> => {
-			const out: Array<Reply & { executionId: string }> = [];
+		const replies = async (): Promise<Array<Reply & { executionId: string; wholeText: string }>> => {
+			const out: Array<Reply & { executionId: string; wholeText: string }> = [];
 			// A sendMessage the service executed: answered 200, or (status 0) executed after a slow answer n8n stopped waiting for.
 			for (const call of await emulator.calls('sendMessage')) {
-				const match = REPLY.exec(String(call.body.text ?? ''));
-				if (match && (call.status === 200 || call.status === 0)) out.push({ workflow: match[1], text: match[2], at: Number(call.at), executionId: match[3] });
+				const sentText = String(call.body.text ?? '');
+				const match = REPLY.exec(sentText);
+				if (match && (call.status === 200 || call.status === 0)) out.push({ workflow: match[1], text: match[2], at: Number(call.at), executionId: match[3], wholeText: sentText });
 			}
 			return out;
 		};
@@ -209,9 +210,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			const api = target.api();
 			await api.login();
 			const times = await api.executionTimes(all.map((reply) => reply.executionId));
-			return all.map((reply) => {
+			return all.map(({ wholeText, ...reply }) => {
 				const createdAt = times.get(reply.executionId)?.createdAt;
-				const placed: Reply = { ...reply, createdAt: createdAt !== undefined && Number.isFinite(createdAt) ? createdAt : undefined };
+				const placed: Reply = { ...reply, createdAt: createdAt !== undefined && Number.isFinite(createdAt) ? createdAt : undefined, ranBy: target.runnerOf(wholeText) };
 				const receiver = target.receiverOf(placed);
 				return receiver === undefined ? placed : { ...placed, process: receiver };
 			});

@@ -40,6 +40,8 @@ export interface SoakTarget {
 	restart(k: number, killOnce: boolean, runStartedAt: number): Promise<RestartRecord>;
 	/** The index of the process that received a reply's update, when the target places it itself (figures.ts places it by time otherwise). */
 	receiverOf(reply: Reply): number | undefined;
+	/** The index of the process that sent the reply whose whole text is `sent` (queue mode, from each process's calls); undefined when not known. */
+	runnerOf(sent: string): number | undefined;
 	/** The folders holding n8n's logs. */
 	logDirs(): string[];
 	/** More raw records of the run for records.json (queue mode: the executions in Postgres, each process's calls). */
@@ -135,6 +137,10 @@ export class RegularTarget implements SoakTarget {
 
 	/** One process at a time: the reply belongs to the process that ran when its execution was created (figures.ts). */
 	receiverOf(): number | undefined {
+		return undefined;
+	}
+
+	runnerOf(): number | undefined {
 		return undefined;
 	}
 
