@@ -569,7 +569,7 @@ async function createClickHandler(n8n: N8n, credentialId: string, name: string):
 }
 
 const overlappingClicks: Scenario = {
-	name: "two published workflows that both run for the bot's clicks: a click runs both, one answers it; the other reports on its item and as a warning on the node that another workflow answered, naming both, and goes on to edit the message; publishing the second says so in n8n's log",
+	name: "two published workflows that both run for the bot's clicks: a click runs both, one answers it; the other reports on its item and as a warning on the node that another workflow answered, naming both, and goes on to edit the message; publishing the second says so in n8n's log, and each Answer Callback Query's output names the other workflow answering the clicks",
 	async run(ctx: ScenarioContext) {
 		const { emulator, n8n, echo: unused } = await setUp(ctx, { type: WEBHOOK_TRIGGER });
 		const shop = await createClickHandler(n8n, unused.credentialId, 'Shop bot');
@@ -578,7 +578,7 @@ const overlappingClicks: Scenario = {
 		await waitFor('the first to register', async () => (listenersOf(await emulator.webhook()).length === 1 ? true : undefined));
 		await n8n.activate(log.id);
 		await waitFor('both to listen', async () => (listenersOf(await emulator.webhook()).length === 2 ? true : undefined));
-		await waitFor('the warning in n8n\'s log', async () => (/workflow "Shop bot" also runs for this bot's button clicks/.test(n8n.serverOutput()) ? true : undefined));
+		await waitFor('the warning in n8n\'s log', async () => (/workflow "Shop bot" also answers this bot's button clicks/.test(n8n.serverOutput()) ? true : undefined));
 		ctx.log('published two workflows that both run for clicks; n8n\'s log names the other one');
 
 		await tapInGroup(emulator, 'tea');
@@ -598,7 +598,18 @@ const overlappingClicks: Scenario = {
 		assert.equal(clickIds.length, 1, `one click answered twice: ${JSON.stringify(clickIds)}`);
 		const notice = `Click ${JSON.stringify(clickIds[0])} was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" both run for its button clicks. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only`;
 		assert.equal(refused[0].json.notice, notice);
-		assert.deepEqual(refused[0].hints, [{ message: notice, type: 'warning', location: 'outputPane' }], 'the editor shows it on the node');
+		// Each Answer Callback Query's output also names the other workflow that answers the bot's clicks, answered or not.
+		const alsoAnswers = (other: string): Json => ({
+			message: `Workflow "${other}" answers this bot's button clicks too: every click runs each of them, and only the first answer counts (the others are refused). Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only`,
+			type: 'warning',
+			location: 'outputPane',
+		});
+		const byWorkflow = answers.map((answer, index) => ({ name: index === 0 ? 'Shop bot' : 'Click log', answer }));
+		for (const { name, answer } of byWorkflow) {
+			const other = name === 'Shop bot' ? 'Click log' : 'Shop bot';
+			const expected = answer.json.answered === false ? [{ message: notice, type: 'warning', location: 'outputPane' }, alsoAnswers(other)] : [alsoAnswers(other)];
+			assert.deepEqual(answer.hints, expected, `the editor shows on ${name}'s Answer Callback Query what happened and that ${other} answers the clicks too`);
+		}
 		const edits = (await emulator.calls('editMessageText')).filter((call) => call.status === 200);
 		assert.equal(edits.length, 2, 'both workflows went on to their next node');
 		ctx.log(`a click ran both: one answered it, the other reported "${notice.slice(0, 60)}…" on its item and as a warning, and both edited the message`);

@@ -68,6 +68,8 @@ export interface ExecuteNodeOptions {
 	parameters: INodeParameters;
 	/** Input items' json; default `[{}]`. */
 	items?: IDataObject[];
+	/** The workflow's id as n8n knows it (default `harness-workflow`): a published workflow's, to run as part of it. */
+	workflowId?: string;
 	/** Binary data of the input items, by position (storeFiles() in binary-data.ts). */
 	binaries?: ReadonlyArray<IBinaryKeyData | undefined>;
 	credentials: TestCredentials;
@@ -192,7 +194,7 @@ export function prepareExecution(options: ExecuteNodeOptions): PreparedExecution
 	}
 	if (options.loop) connections[nodeName] = { main: [[{ node: nodeName, type: NodeConnectionTypes.Main, index: 0 }]] };
 	const workflowData: IWorkflowBase = {
-		id: 'harness-workflow',
+		id: options.workflowId ?? 'harness-workflow',
 		name: 'Harness workflow',
 		active: false,
 		isArchived: false,

@@ -41,6 +41,7 @@
  */
 import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 import type {
+	IConnections,
 	IDataObject,
 	ITriggerResponse,
 	IHttpRequestMethods,
@@ -57,7 +58,7 @@ import type {
 	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { Workflow, resolveWebhookDescriptionField } from 'n8n-workflow';
+import { NodeConnectionTypes, Workflow, resolveWebhookDescriptionField } from 'n8n-workflow';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -89,6 +90,8 @@ export interface TriggerHarnessOptions {
 	/** Deduplication keys of the executions in n8n's database, to share between harnesses like `staticData`. */
 	executionKeys?: Set<string>;
 	typeVersion?: number;
+	/** Nodes after the trigger, in a chain from its first output, as the workflow has them (what the trigger reads of its workflow). */
+	after?: ReadonlyArray<{ nodeType: INodeType; name: string; parameters: INodeParameters; typeVersion?: number; disabled?: boolean }>;
 }
 
 export interface WebhookRequest {
@@ -263,14 +266,28 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		webhookId: options.webhookId ?? randomUUID(),
 	};
 	const webhookDescription = (): IWebhookDescription => defaultWebhook(description.webhooks, type);
+	const after: INode[] = (options.after ?? []).map((chained, index) => ({
+		id: `after-${index}`,
+		name: chained.name,
+		type: nodeTypes.add(chained.nodeType),
+		typeVersion: chained.typeVersion ?? latestVersion(chained.nodeType),
+		position: [200 * (index + 1), 0],
+		parameters: chained.parameters,
+		disabled: chained.disabled,
+	}));
+	const connections: IConnections = {};
+	[node, ...after].forEach((from, index) => {
+		const to = after[index];
+		if (to) connections[from.name] = { main: [[{ node: to.name, type: NodeConnectionTypes.Main, index: 0 }]] };
+	});
 
 	/** A workflow as a fresh process loads it: static data from the store, nothing shared in memory. */
 	function loadWorkflow(from: IDataObject = store): Workflow {
 		const workflow = new Workflow({
 			id: workflowId,
 			name: options.workflowName ?? 'Trigger harness workflow',
-			nodes: [cloneJson(node)],
-			connections: {},
+			nodes: [cloneJson(node), ...after.map((chained) => cloneJson(chained))],
+			connections,
 			active: true,
 			nodeTypes,
 			staticData: cloneJson(from),

@@ -45,6 +45,8 @@ export interface HarnessOptions {
 	 * fields when turned on). Version 2's own output is tested where a test says so.
 	 */
 	typeVersion?: number;
+	/** Nodes after the trigger, in a chain (what the trigger reads of its workflow). */
+	after?: TriggerHarnessOptions['after'];
 }
 
 export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): Promise<TriggerHarness> {
@@ -60,6 +62,7 @@ export async function makeHarness(emu: Emulator, options: HarnessOptions = {}): 
 		staticData: options.staticData,
 		executionKeys: options.executionKeys,
 		typeVersion: options.typeVersion ?? 1,
+		after: options.after,
 	};
 	return createTriggerHarness(harnessOptions);
 }

@@ -30,7 +30,7 @@ export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 100;
 
 /** What running an operation's items needs to know of it. */
-export interface ItemOperation extends Pick<Method, 'queue' | 'output' | 'idempotent' | 'longPollParam' | 'refusals' | 'moot' | 'postsToChat'> {
+export interface ItemOperation extends Pick<Method, 'queue' | 'output' | 'idempotent' | 'longPollParam' | 'refusals' | 'moot' | 'runNotice' | 'postsToChat'> {
 	/** Whether items have their own "Options" to read (the method's own, or Split Into Items). */
 	readonly hasItemOptions: boolean;
 	/** The requests of one item, read and checked; throws the input error before anything is sent. */
@@ -301,7 +301,10 @@ export async function runItems(this: IExecuteFunctions, operation: ItemOperation
 		}
 	}
 
-	// What the items report instead of failing shows on the node's output in the editor (n8n 1.x too).
+	// What the items report instead of failing shows on the node's output in the editor (n8n 1.x too),
+	// and what the run should know about the bot.
+	const runNotice = operation.runNotice?.({ token: await tokenOf(this), workflowId: String(this.getWorkflow().id ?? '') });
+	if (runNotice !== undefined) notices.add(runNotice);
 	for (const notice of notices) this.addExecutionHints({ message: notice, type: 'warning', location: 'outputPane' });
 
 	// 3. Output in input order, paired.

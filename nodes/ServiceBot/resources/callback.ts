@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { LIMITS } from '../../shared/spec';
 import { CLICK_ANSWER_REFUSED } from '../../shared/transport/failure';
-import { SHARED_CLICKS_ADVICE, clickReceivers, describeEach } from '../../shared/trigger/holders';
+import { SHARED_CLICKS_ADVICE, clickReceivers, describeEach, describeWorkflows, othersAnsweringClicks } from '../../shared/trigger/holders';
 import { quote } from '../parameters/errors';
 import type { Method } from './method';
 import { about, inResource } from './method';
@@ -56,6 +56,18 @@ function clickRefused({ token, body }: { token: string; body: IDataObject }): { 
 	};
 }
 
+/**
+ * Other workflows of this n8n answering this bot's clicks too, named on Answer Callback Query's output
+ * at every run, before a click is ever refused: every click runs each of them and only the first
+ * answer counts. In queue mode the node runs on a worker, which knows no trigger: nothing shown there.
+ */
+function sharedClicks({ token, workflowId }: { token: string; workflowId: string }): string | undefined {
+	const others = othersAnsweringClicks(token, workflowId);
+	if (others.length === 0) return undefined;
+	const named = describeWorkflows(others);
+	return `${named.charAt(0).toUpperCase()}${named.slice(1)} ${named.startsWith('workflows ') ? 'answer' : 'answers'} this bot's button clicks too: every click runs each of them, and only the first answer counts (the others are refused). ${SHARED_CLICKS_ADVICE}`;
+}
+
 export const callbackMethods: readonly Method[] = inResource('callback', [
 	{
 		...about(
@@ -104,5 +116,6 @@ export const callbackMethods: readonly Method[] = inResource('callback', [
 		],
 		output: { kind: 'clickAnswer' },
 		moot: { ...CLICK_ANSWER_REFUSED, since: 3, result: false, notice: clickRefused },
+		runNotice: sharedClicks,
 	},
 ]);

@@ -119,6 +119,11 @@ export interface Method {
 	readonly refusals?: readonly Refusal[];
 	/** A refusal that leaves the request nothing to do: an outcome to report, not an error. */
 	readonly moot?: MootRefusal;
+	/**
+	 * A warning about the bot the run's items went to, shown on the node's output in the editor
+	 * whatever the items did (another workflow of this n8n answering the same clicks); undefined: none.
+	 */
+	readonly runNotice?: (run: { readonly token: string; readonly workflowId: string }) => string | undefined;
 	/** Own behaviour: the requests an item makes from its checked body (default: one request). */
 	readonly requests?: (body: IDataObject, item: ItemContext) => PreparedRequest[];
 }

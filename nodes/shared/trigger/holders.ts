@@ -33,6 +33,11 @@ export interface Holder {
 	readonly nodeName: string;
 	/** Whether its Trigger On starts its workflow for button clicks. */
 	readonly receivesClicks: boolean;
+	/**
+	 * Whether its workflow also answers them: it receives clicks and a node after the trigger is the
+	 * Service Bot's Answer Callback Query. Two such workflows compete for each click's one answer.
+	 */
+	readonly answersClicks: boolean;
 }
 
 const holders = new Map<string, Holder[]>();
@@ -47,15 +52,31 @@ function takesClicks(ctx: TriggerContext): boolean {
 	return types.length === 0 || types.includes('callback_query');
 }
 
+/** The operation (its value is the method's name) of the action node that answers a click. */
+const ANSWERS_A_CLICK = 'answerCallbackQuery';
+
+/**
+ * Whether a node after the trigger (any depth, enabled) is the Service Bot answering a click. n8n
+ * hands a trigger its workflow's nodes after it, not which output they hang on: a workflow that
+ * answers clicks at all counts.
+ */
+function answersClicksAfter(ctx: TriggerContext): boolean {
+	return ctx
+		.getChildNodes(ctx.getNode().name, { includeNodeParameters: true })
+		.some((node) => !node.disabled && /(?:^|\.)serviceBot$/.test(node.type) && node.parameters?.operation === ANSWERS_A_CLICK);
+}
+
 /** A trigger as a holder of its bot, for a published workflow or a test. */
 export function holderOf(ctx: TriggerContext, holding: Holding, run: Run): Holder {
+	const receivesClicks = takesClicks(ctx);
 	return {
 		holding,
 		run,
 		workflowId: String(ctx.getWorkflow().id ?? ''),
 		workflowName: ctx.getWorkflow().name ?? '',
 		nodeName: ctx.getNode().name,
-		receivesClicks: takesClicks(ctx),
+		receivesClicks,
+		answersClicks: receivesClicks && answersClicksAfter(ctx),
 	};
 }
 
@@ -128,17 +149,27 @@ export const SHARED_CLICKS_ADVICE =
 	'Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only';
 
 /**
- * Says so in n8n's log when a trigger starts to hold the bot while other workflows of this n8n also
- * run for its clicks. Publishing cannot show a warning in the editor (n8n shows only a failure); the
- * refused answer itself names them where it happens (Answer Callback Query).
+ * The other workflows of this n8n that answer this bot's clicks (published or tested), for the
+ * warning Answer Callback Query shows on its output in `workflowId`'s run. A workflow tested beside
+ * its own published copy is what "Test vs production" says happens: not another one.
+ */
+export function othersAnsweringClicks(token: string, workflowId: string): readonly Holder[] {
+	return clickReceivers(token).filter((holder) => holder.answersClicks && holder.workflowId !== workflowId);
+}
+
+/**
+ * Says so in n8n's log when a trigger whose workflow answers clicks starts to hold the bot while
+ * other workflows of this n8n answer them too: only then is it more than noise (a workflow that only
+ * logs clicks takes nothing from the other). Publishing cannot show a warning in the editor (n8n
+ * shows only a failure, and a trigger's run carries no hints): Answer Callback Query shows it on its
+ * output (`othersAnsweringClicks`), and the refused answer names them where it happens.
  */
 export function warnOfSharedClicks(ctx: TriggerContext, token: string, self: Holder): void {
-	if (!self.receivesClicks) return;
-	// A workflow tested beside its own published copy is what the README's "Test vs production" says happens.
-	const others = clickReceivers(token).filter((holder) => holder.workflowId !== self.workflowId);
+	if (!self.answersClicks) return;
+	const others = othersAnsweringClicks(token, self.workflowId);
 	if (others.length === 0) return;
 	const named = describeWorkflows(others);
 	ctx.logger.warn(
-		`Service Bot trigger "${self.nodeName}" of ${describeWorkflows([self])}: ${named} also ${named.startsWith('workflows ') ? 'run' : 'runs'} for this bot's button clicks, so every click runs each of them, and a click can be answered only once. ${SHARED_CLICKS_ADVICE}`,
+		`Service Bot trigger "${self.nodeName}" of ${describeWorkflows([self])}: ${named} also ${named.startsWith('workflows ') ? 'answer' : 'answers'} this bot's button clicks; every click runs each of them, and a click can be answered only once. ${SHARED_CLICKS_ADVICE}`,
 	);
 }

@@ -14,7 +14,7 @@ import { FORWARD_TIMING } from '../../../nodes/ServiceBotTrigger/webhook/forward
 import { WRITE_TIMING } from '../../../nodes/ServiceBotTrigger/webhook/lifecycle';
 import type { Emulator } from '../../emulator';
 import { executeNode, freePort, startWebhookServer, type ExecuteNodeResult, type TriggerHarness, type WebhookServer } from '../../harness';
-import { SECRET_HEADER, freshNodeType, inNewProcess, makeHarness, sendButton } from '../../harness/trigger-nodes';
+import { SECRET_HEADER, freshNodeType, inNewProcess, makeHarness, sendButton, type HarnessOptions } from '../../harness/trigger-nodes';
 import { credentialsFor, startTestEmulator, useEmulator, type LogSpy, type Running } from '../../harness/emulator-suite';
 import { n8nRetries } from '../../harness/publish-errors';
 
@@ -48,7 +48,10 @@ beforeEach(async () => {
 /** The query parameter that lists the listeners (README: several workflows on one bot). */
 const LISTENERS = 'service-bot-listeners';
 
-async function workflow(parameters: INodeParameters, named: { workflowId?: string; workflowName?: string; typeVersion?: number } = {}): Promise<TriggerHarness> {
+async function workflow(
+	parameters: INodeParameters,
+	named: { workflowId?: string; workflowName?: string; typeVersion?: number; after?: HarnessOptions['after'] } = {},
+): Promise<TriggerHarness> {
 	const harness = await makeHarness(emu, { webhookBaseUrl: base, workflowId: `wf-${randomUUID().slice(0, 8)}`, parameters, ...named });
 	made.push(harness);
 	return harness;
@@ -542,14 +545,23 @@ describe('a bot token changed in the credential (as after a leak)', () => {
 });
 
 describe('two workflows that both run for the bot’s clicks', () => {
-	/** Answer Callback Query as a workflow builds it after the trigger: the ID from the trigger's item. */
-	async function answerClick(trigger: IDataObject, typeVersion: number): Promise<ExecuteNodeResult> {
+	const ANSWER_CLICK: INodeParameters = { resource: 'callback', operation: 'answerCallbackQuery', callbackQueryId: '={{ $json.callback_query_id }}', additionalFields: {} };
+	/** The workflow's Answer Callback Query after its trigger, as the trigger reads its workflow. */
+	const answering: HarnessOptions['after'] = [{ nodeType: new ServiceBot(), name: 'Answer Click', parameters: ANSWER_CLICK, typeVersion: 3 }];
+	/** A workflow that only records clicks: a Send Message after its trigger, nothing that answers them. */
+	const recording: HarnessOptions['after'] = [
+		{ nodeType: new ServiceBot(), name: 'Note It', parameters: { resource: 'message', operation: 'sendMessage', chatId: '={{ $json.chat_id }}', text: '=clicked {{ $json.data }}' }, typeVersion: 3 },
+	];
+
+	/** Answer Callback Query as a workflow builds it after the trigger: the ID from the trigger's item; run in workflow `workflowId`. */
+	async function answerClick(trigger: IDataObject, typeVersion: number, workflowId?: string): Promise<ExecuteNodeResult> {
 		return await executeNode({
 			nodeType: new ServiceBot(),
-			parameters: { resource: 'callback', operation: 'answerCallbackQuery', callbackQueryId: '={{ $json.callback_query_id }}', additionalFields: {} },
+			parameters: ANSWER_CLICK,
 			items: [trigger],
 			credentials: credentialsFor(emu),
 			typeVersion,
+			workflowId,
 		});
 	}
 
@@ -562,31 +574,56 @@ describe('two workflows that both run for the bot’s clicks', () => {
 	const overlap = (id: unknown): string =>
 		`Click "${String(id)}" was already answered, most likely by another workflow on this bot: workflows "Shop bot" and "Click log" both run for its button clicks. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only`;
 
-	test('both run every click; the second Answer Callback Query (version 3) reports on its item and as a warning that another workflow answered, naming both, and the workflow goes on', async () => {
-		const shop = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-shop', workflowName: 'Shop bot', typeVersion: 2 });
-		const log = await workflow({ updates: ['callback_query'], options: {} }, { workflowId: 'wf-log', workflowName: 'Click log', typeVersion: 2 });
+	/** The warning Answer Callback Query shows on its output in workflow A's run while workflow B answers the bot's clicks too. */
+	const alsoAnswers = (other: string): { message: string; type: string; location: string } => ({
+		message: `Workflow "${other}" answers this bot's button clicks too: every click runs each of them, and only the first answer counts (the others are refused). Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only`,
+		type: 'warning',
+		location: 'outputPane',
+	});
+
+	test('both answer every click: n8n\'s log and each Answer Callback Query\'s output name the other at every run; the second answer (version 3) reports on its item that another workflow answered, and the workflow goes on', async () => {
+		const shop = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-shop', workflowName: 'Shop bot', typeVersion: 2, after: answering });
+		const log = await workflow({ updates: ['callback_query'], options: {} }, { workflowId: 'wf-log', workflowName: 'Click log', typeVersion: 2, after: answering });
 		await serve(shop, log);
 		await shop.activate();
 		await log.activate();
 		expect(logs.messages('warn')).toContainEqual(
-			'Service Bot trigger "Service Bot Trigger" of workflow "Click log": workflow "Shop bot" also runs for this bot\'s button clicks, so every click runs each of them, and a click can be answered only once. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only',
+			'Service Bot trigger "Service Bot Trigger" of workflow "Click log": workflow "Shop bot" also answers this bot\'s button clicks; every click runs each of them, and a click can be answered only once. Give only one of them Callback Query (the button clicks) in Trigger On, or a Restrict to Chat IDs of its own, or answer the clicks in one of them only',
 		);
 		const click = await tap('vote:yes');
 		await emu.idle();
 		expect(ran(shop)).toEqual([click]);
 		expect(ran(log)).toEqual([click]);
 
-		const first = await answerClick(triggerItem(shop), 3);
-		const second = await answerClick(triggerItem(log), 3);
+		const first = await answerClick(triggerItem(shop), 3, 'wf-shop');
+		const second = await answerClick(triggerItem(log), 3, 'wf-log');
 		expect(first.error).toBeUndefined();
 		expect(first.output[0].json).toMatchObject({ answered: true });
+		// Answered, and still told: the next click may go the other way.
+		expect(hintsOf(first)).toEqual([alsoAnswers('Click log')]);
 		expect(second.error).toBeUndefined();
 		// The clicked message stays on the item, for the edit that usually follows.
 		const notice = overlap(triggerItem(log).callback_query_id);
 		expect(second.output[0].json).toEqual({ answered: false, chat_id: emu.demo.groupChatId, message_id: expect.any(Number), notice });
-		expect(hintsOf(second)).toEqual([{ message: notice, type: 'warning', location: 'outputPane' }]);
+		expect(hintsOf(second)).toEqual([{ message: notice, type: 'warning', location: 'outputPane' }, alsoAnswers('Shop bot')]);
 		expect(emu.callsTo('answerCallbackQuery').map((call) => call.status)).toEqual([200, 400]);
 
+	});
+
+	test('a workflow that takes clicks but does not answer them (a click log) is named nowhere: no warning in n8n\'s log, none on the Answer Callback Query of the other', async () => {
+		const shop = await workflow({ updates: ['*'], options: {} }, { workflowId: 'wf-shop', workflowName: 'Shop bot', typeVersion: 2, after: answering });
+		const log = await workflow({ updates: ['callback_query'], options: {} }, { workflowId: 'wf-log', workflowName: 'Click log', typeVersion: 2, after: recording });
+		await serve(shop, log);
+		await shop.activate();
+		await log.activate();
+		const click = await tap('vote:yes');
+		await emu.idle();
+		expect(ran(shop)).toEqual([click]);
+		expect(ran(log)).toEqual([click]);
+		const answered = await answerClick(triggerItem(shop), 3, 'wf-shop');
+		expect(answered.output[0].json).toMatchObject({ answered: true });
+		expect(hintsOf(answered)).toEqual([]);
+		expect(logs.messages('warn').filter((message) => message.includes('button clicks'))).toEqual([]);
 	});
 
 	test('node versions 1 and 2 still fail on the second answer, with the message naming the two workflows', async () => {
