@@ -178,8 +178,9 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
                                                      or "Please send me a note" (tap Approve)
              "Service Bot: files bot (photo size, document, text reversed)"   a photo is answered with its
                                                      width × height and size, a document with its name
-                                                     and size, a text reversed (unpublish the echo bot,
-                                                     publish this one, send them on the chat page)
+                                                     and size ({{ $json.file_summary }} on the trigger's
+                                                     Files output), a text reversed (unpublish the echo
+                                                     bot, publish this one, send them on the chat page)
              "Service Bot: voice bot (transcribe, then AI)"   a voice note → OpenAI's Transcribe a
                                                      Recording → AI Agent, a text → the AI Agent directly
                                                      (the trigger's Files and Messages outputs; Define

@@ -102,7 +102,7 @@ const firstBot: Scenario = {
 		ctx.log('a message → "Hello Demo! Tea or coffee?" with 🍵 Tea / ☕ Coffee; /start → the welcome; 🍵 Tea → toast "One tea coming up", the offer edited, keyboard gone');
 		const report = Buffer.from('Quarterly figures: 42 cups of tea, 17 of coffee.\n');
 		await emulator.userSendsFile('document', report, { fileName: 'report.txt', mimeType: 'text/plain' });
-		const described = `Got your document report.txt: ${report.length} bytes, text/plain. It is on the item as a file, for the next node.`;
+		const described = `Got your document report.txt, ${report.length} bytes. It is on the item as a file, for the next node.`;
 		await waitFor('the file described', async () => (await bot()).find((message) => message.text === described), { limitMs: 60_000 });
 		ctx.log(`a document → "${described}"`);
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 
-import { modelCredential } from '../dev/demo';
+import { DEMO_CREDENTIAL_ID, FILES_EXAMPLE, exampleWorkflow, modelCredential } from '../dev/demo';
 import { png } from '../harness/sample-files';
 import { startChatModel, textOf } from '../real-n8n/chat-model';
 import type { StoredMessage } from '../real-n8n/emulator-process';
@@ -56,7 +56,7 @@ const botMessages = (history: StoredMessage[]): StoredMessage[] => history.filte
  * sends smaller) as for one smaller than every smaller size (which comes alone).
  */
 const photoTrueSize: Scenario = {
-	name: 'a photo answered with its true size: the handy fields of a 1600×1000 and a 60×40 photo give their own pixels and bytes',
+	name: "a photo answered with its true size: the handy fields of a 1600×1000 and a 60×40 photo give their own pixels and bytes; npm run dev's files bot example answers a photo, a document and a text",
 	async run(ctx) {
 		const emulator = await ctx.emulator();
 		const n8n = await ctx.n8n();
@@ -100,6 +100,31 @@ const photoTrueSize: Scenario = {
 		}, { limitMs: 60_000 });
 		assert.deepEqual(runs.map((run: Json) => run.status), ['success', 'success']);
 		ctx.log(`a 1600×1000 and a 60×40 PNG → ${JSON.stringify(answers)} (Photo Size at its default, the largest: the photo itself)`);
+
+		// The files bot of `npm run dev`, as its user publishes it: the trigger's Files output answers
+		// `Got your {{ $json.file_summary }}`, its Messages output reverses the text. Nothing else mapped.
+		await n8n.deactivate(workflowId);
+		const example = JSON.parse(JSON.stringify(exampleWorkflow(FILES_EXAMPLE)).split(DEMO_CREDENTIAL_ID).join(credentialId)) as Json;
+		delete example.id;
+		delete example.active;
+		const filesBotId = String((await n8n.createWorkflow(example)).id);
+		await n8n.activate(filesBotId);
+		const filesWebhookId = String((example.nodes as Json[]).find((node: Json) => node.name === 'Service Bot Trigger')?.webhookId);
+		await waitFor('the files bot to register its webhook', async () => (String((await emulator.webhook())?.url ?? '').includes(filesWebhookId) ? true : undefined), { limitMs: 60_000 });
+		const kilobytes = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+		const photo = png(1600, 1000);
+		const report = Buffer.alloc(12_595, 'x');
+		const expected = [`Got your photo, 1600×1000, ${kilobytes(photo.length)}`, `Got your document report.pdf, ${kilobytes(report.length)}`, 'olleh ,gnirts'];
+		const before = botMessages(await emulator.history()).length;
+		await emulator.userSendsFile('photo', photo);
+		await waitFor('the answer to the photo', async () => botMessages(await emulator.history())[before], { limitMs: 60_000 });
+		await emulator.userSendsFile('document', report, { fileName: 'report.pdf', mimeType: 'application/pdf' });
+		await waitFor('the answer to the document', async () => botMessages(await emulator.history())[before + 1], { limitMs: 60_000 });
+		await emulator.userSends('string, hello');
+		await waitFor('the answer to the text', async () => botMessages(await emulator.history())[before + 2], { limitMs: 60_000 });
+		const said = botMessages(await emulator.history()).slice(before).map((message) => String(message.text));
+		assert.deepEqual(said, expected, 'the files bot example answers the photo with its pixels and size, the document with its name and size, the text reversed');
+		ctx.log(`the files bot example (trigger version 3, two Send Message nodes, one mapping each) → ${JSON.stringify(said)}`);
 	},
 };
 

@@ -270,9 +270,11 @@ describe('the README is a door', () => {
 		expect(screen).toContain('### Your first bot');
 	});
 
-	test("its first bot promises for a photo what the starter answers to one: kind and size (a photo, as Telegram's PhotoSize, has no file name or MIME type)", () => {
+	test("its first bot promises for a photo what the starter answers to one: the file_summary handy field, a photo's kind, pixels and size", () => {
 		const firstBot = readme.split('\n### Your first bot\n')[1].split('\n## ')[0];
-		expect(firstBot.replace(/\s+/g, ' ')).toMatch(/a photo: its kind and size; a file: also its name and type/);
+		expect(firstBot.replace(/\s+/g, ' ')).toMatch(/"Got your photo, 1600×1000, 745\.2 KB": one handy field, `file_summary`/);
+		const starter = JSON.parse(readFileSync(join(__dirname, '..', 'dev', 'workflows', 'first-bot.json'), 'utf8')) as { nodes: Array<{ name: string; parameters: { text?: string } }> };
+		expect(starter.nodes.find((node) => node.name === 'Describe the File')?.parameters.text).toMatch(/^=Got your \{\{ \$json\.file_summary \}\}/);
 	});
 
 	test("its set-up commands are CONTRIBUTING's, word for word, and package.json has them", () => {

@@ -63,7 +63,7 @@ export const triggerOn: INodeProperties = {
 };
 
 const HANDY_FIELDS =
-	'update_type, chat_id, message_id, user_id, user, text (or a caption), callback_data, callback_query_id, and what file a message carries: file_kind (photo, document, voice or video), file_id, file_name, mime_type, file_size, file_width and file_height (the pixels of a photo or video) and file_duration (the seconds of a voice note or video)';
+	'update_type, chat_id, message_id, user_id, user, text (or a caption), callback_data, callback_query_id, and what file a message carries: file_summary (what arrived in words, e.g. "photo, 1600×1000, 745.2 KB"), file_kind (photo, document, voice or video), file_id, file_name, mime_type, file_size, file_width and file_height (the pixels of a photo or video) and file_duration (the seconds of a voice note or video)';
 
 const addHandyFields: INodeProperties = {
 	displayName: 'Add Handy Fields',

@@ -1,6 +1,6 @@
 /**
- * Files users send, on the trigger's item: the handy fields that say what arrived (`file_kind`,
- * `file_id`, `file_name`, `mime_type`, `file_size`, and for the size the fields describe
+ * Files users send, on the trigger's item: the handy fields that say what arrived (`file_summary`
+ * in words, `file_kind`, `file_id`, `file_name`, `mime_type`, `file_size`, and for the size the fields describe
  * `file_width`, `file_height`, `file_duration`), and with Download Files the file itself as
  * binary data in `data`, so Trigger → AI Agent sees a photo and a voice note goes to a transcription
  * node with nothing to map. A file that cannot be downloaded never costs the message: the item runs
@@ -8,8 +8,8 @@
  */
 import type { IBinaryKeyData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type { FileContext, FileFacts } from '../files';
-import { failureText, fetchFile, problemOf } from '../files';
+import type { FileContext, FileFacts, MediaKind } from '../files';
+import { failureText, fetchFile, megabytes, problemOf } from '../files';
 import { redact, tokenOf } from '../transport/token';
 import type { ReceivedFile, ReceivedUpdate } from './update';
 
@@ -64,6 +64,39 @@ export function fileOfUpdate(update: ReceivedUpdate, photoSize: PhotoSize): Mess
 	};
 }
 
+/** How a file's kind reads in a sentence. */
+const KIND_IN_WORDS: Record<MediaKind, string> = { photo: 'photo', document: 'document', voice: 'voice note', video: 'video' };
+
+/** A size in bytes as people read it: `512 bytes`, `12.3 KB`, `2.1 MB` (1 KB = 1,024 bytes, as the files bot example divides). */
+function bytesInWords(bytes: number): string {
+	if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+	if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+	return megabytes(bytes);
+}
+
+/** Seconds as a clock reads them: `0:07`, `3:05`, `1:02:03`. */
+function durationInWords(seconds: number): string {
+	const whole = Math.round(seconds);
+	const two = (value: number): string => String(value).padStart(2, '0');
+	const hours = Math.floor(whole / 3600);
+	const minutes = Math.floor((whole % 3600) / 60);
+	return hours > 0 ? `${hours}:${two(minutes)}:${two(whole % 60)}` : `${minutes}:${two(whole % 60)}`;
+}
+
+/**
+ * What arrived, in words, for a reply with one mapping (`Got your {{ $json.file_summary }}`): the kind
+ * and name, then what the message says of it: pixels, length, size. `photo, 1600×1000, 745.2 KB`,
+ * `document report.pdf, 12.3 KB`, `voice note, 0:07, 9.8 KB`, `video clip.mp4, 1280×720, 0:12, 2.1 MB`.
+ */
+function summaryOf(file: MessageFile): string {
+	const kind = file.kind ? KIND_IN_WORDS[file.kind] : 'file';
+	const parts = [file.fileName ? `${kind} ${file.fileName}` : kind];
+	if (file.width !== undefined && file.height !== undefined) parts.push(`${file.width}×${file.height}`);
+	if (file.duration !== undefined) parts.push(durationInWords(file.duration));
+	if (file.fileSize !== undefined) parts.push(bytesInWords(file.fileSize));
+	return parts.join(', ');
+}
+
 /**
  * The handy fields of a file (null each when the message has none), so every item has the same shape.
  * The dimensions are the described size's: a photo's `photo[2].width` dragged from the update names
@@ -71,6 +104,7 @@ export function fileOfUpdate(update: ReceivedUpdate, photoSize: PhotoSize): Mess
  */
 export function fileFields(file: MessageFile | undefined): IDataObject {
 	return {
+		file_summary: file ? summaryOf(file) : null,
 		file_kind: file?.kind ?? null,
 		file_id: file?.fileId ?? null,
 		file_name: file?.fileName ?? null,

@@ -56,6 +56,7 @@ describe("a message's file, read as Telegram sends it", () => {
 
 	test('the handy fields: what arrived, each null without a file', () => {
 		expect(fileFields(fileOfUpdate(updateWith({ photo: PHOTO }), 'largest'))).toEqual({
+			file_summary: 'photo, 1280×960, 117.2 KB',
 			file_kind: 'photo',
 			file_id: 'y',
 			file_name: null,
@@ -66,6 +67,7 @@ describe("a message's file, read as Telegram sends it", () => {
 			file_duration: null,
 		});
 		expect(fileFields(undefined)).toEqual({
+			file_summary: null,
 			file_kind: null,
 			file_id: null,
 			file_name: null,
@@ -83,6 +85,19 @@ describe("a message's file, read as Telegram sends it", () => {
 		['smallest', 90, 68],
 	] as const)('a photo, Photo Size %s: file_width and file_height are that size\'s (%d × %d)', (photoSize, width, height) => {
 		expect(fileFields(fileOfUpdate(updateWith({ photo: PHOTO }), photoSize))).toMatchObject({ file_width: width, file_height: height });
+	});
+
+	test.each([
+		['a photo (the size described)', { photo: [size('s', 90, 68, 1_200), size('b', 1600, 1000, 763_085)] }, 'photo, 1600×1000, 745.2 KB'],
+		['a document with its name', { document: { file_id: 'D', file_name: 'report.pdf', mime_type: 'application/pdf', file_size: 12_595 } }, 'document report.pdf, 12.3 KB'],
+		['a small document', { document: { file_id: 'D', file_name: 'a.txt', file_size: 50 } }, 'document a.txt, 50 bytes'],
+		['a document of one byte', { document: { file_id: 'D', file_name: 'one', file_size: 1 } }, 'document one, 1 byte'],
+		['a voice note', { voice: { file_id: 'O', duration: 7, file_size: 10_035 } }, 'voice note, 0:07, 9.8 KB'],
+		['a video with its name', { video: { file_id: 'V', file_name: 'clip.mp4', width: 1280, height: 720, duration: 72, file_size: 2_202_010 } }, 'video clip.mp4, 1280×720, 1:12, 2.1 MB'],
+		['a video of over an hour', { video: { file_id: 'V', width: 640, height: 360, duration: 3_723 } }, 'video, 640×360, 1:02:03'],
+		['a document whose message states no size', { document: { file_id: 'D' } }, 'document'],
+	])('file_summary says what arrived in words: %s', (_what, message, summary) => {
+		expect(fileFields(fileOfUpdate(updateWith(message), 'largest')).file_summary).toBe(summary);
 	});
 
 	test("a video's dimensions and duration, a voice note's duration (seconds, as Telegram sends them)", () => {

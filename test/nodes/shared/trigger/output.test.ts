@@ -39,7 +39,8 @@ describe('version 2: ready for an AI Agent with memory, and the handy fields wit
 			text: 'What is my order status?',
 			callback_data: null,
 			callback_query_id: null,
-			// What file arrived: none (issue 32).
+			// What file arrived: none.
+			file_summary: null,
 			file_kind: null,
 			file_id: null,
 			file_name: null,
@@ -82,7 +83,7 @@ describe('version 2: ready for an AI Agent with memory, and the handy fields wit
 
 	test('Add Handy Fields says in the panel every handy field the item carries, the file\'s size and length included', async () => {
 		// The fields a person looks for in the option's description before the first update arrives.
-		const handyFields = ['update_type', 'chat_id', 'message_id', 'user_id', 'user', 'text', 'callback_data', 'callback_query_id', 'file_kind', 'file_id', 'file_name', 'mime_type', 'file_size', 'file_width', 'file_height', 'file_duration'];
+		const handyFields = ['update_type', 'chat_id', 'message_id', 'user_id', 'user', 'text', 'callback_data', 'callback_query_id', 'file_summary', 'file_kind', 'file_id', 'file_name', 'mime_type', 'file_size', 'file_width', 'file_height', 'file_duration'];
 		const update = messageUpdate(6, emu.demo.privateChatId, emu.demo.userId, 'hi');
 		const item = (await itemFor(update, 2)) ?? {};
 		expect(Object.keys(item).filter((key) => !(key in update) && key !== 'sessionId' && key !== 'chatInput').sort()).toEqual([...handyFields].sort());
