@@ -64,8 +64,8 @@ import { POLL_TIMING, joinFeed, webhookConflict } from './feed';
 import { MessageGrouping } from './grouping';
 import { deleteUnlessReplaced, placeholderOf, withPlaceholder } from './placeholder';
 import type { PollingOptions } from './options';
-import { lostWithItsWorker, RUNS_AFTER_WORKER_LOSS } from './workerLoss';
 import { readPollingOptions } from './options';
+import { lostWithItsWorker, RUNS_AFTER_WORKER_LOSS } from './workerLoss';
 
 /** An emit's done promise, as n8n's emit takes it (the type's package is not n8n-workflow). */
 type Done = NonNullable<Parameters<ITriggerFunctions['emit']>[2]>;
