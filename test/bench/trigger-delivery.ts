@@ -30,6 +30,8 @@ interface Args {
 	updates: number;
 	warmup: number;
 	burst: number;
+	/** The triggers' node version (`--trigger-version`; default the newest): an older one to compare with a commit before it. */
+	triggerVersion?: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -41,6 +43,7 @@ function parseArgs(argv: string[]): Args {
 		if (flag === '--updates') args.updates = value;
 		else if (flag === '--warmup') args.warmup = value;
 		else if (flag === '--burst') args.burst = value;
+		else if (flag === '--trigger-version') args.triggerVersion = value;
 		else throw new Error(`unknown argument ${flag}`);
 	}
 	return args;
@@ -96,12 +99,16 @@ interface Delivery {
 	stop(): Promise<void>;
 }
 
+/** The triggers' node version for this run (`--trigger-version`), the newest when not given. */
+let triggerVersion: number | undefined;
+
 function harnessFor(emulator: EmulatorProcess, kind: 'webhook' | 'polling', webhookBaseUrl: string): TriggerHarness {
 	return createTriggerHarness({
 		nodeType: kind === 'webhook' ? new ServiceBotTrigger() : new ServiceBotPollingTrigger(),
 		parameters: { updates: ['*'], options: {} },
 		credentials: { accessToken: emulator.token, baseUrl: emulator.baseUrl },
 		webhookBaseUrl,
+		typeVersion: triggerVersion,
 	});
 }
 
@@ -210,6 +217,7 @@ async function measureLiveBurst(emulator: EmulatorProcess, workflows: number, bu
 
 async function main(): Promise<void> {
 	const args = parseArgs(process.argv.slice(2));
+	triggerVersion = args.triggerVersion;
 	const emulator = await spawnEmulator();
 	try {
 		log(`latency: ${args.updates} updates one at a time (after ${args.warmup} warm-up), webhook, 3 webhook workflows on one bot, then polling`);
