@@ -247,8 +247,12 @@ const replyAfterTheAgent: Scenario = {
 			{ limitMs: 60_000 },
 		);
 		assert.match(String(answer.text), /^<b>Our plans<\/b>/);
-		const runs = await n8n.executions(workflowId);
-		assert.ok(runs.length >= 1 && runs.every((run: Json) => run.status === 'success'), `the execution ends in success: ${JSON.stringify(runs).slice(0, 300)}`);
+		// The reply arrives before n8n has saved the execution's end: wait for it (under load, a read at once found it running).
+		const runs = await waitFor('the execution to end', async () => {
+			const list = await n8n.executions(workflowId);
+			return list.length >= 1 && list.every(hasEnded) ? list : undefined;
+		}, { limitMs: 60_000 });
+		assert.ok(runs.every((run: Json) => run.status === 'success'), `the execution ends in success: ${JSON.stringify(runs).slice(0, 300)}`);
 		ctx.log(`Polling Trigger → AI Agent → Reply (version 4, Chat not set): the answer arrived in the private chat ("${String(answer.text).slice(0, 30)}…")`);
 	},
 };
