@@ -86,7 +86,7 @@ export class QueueTarget implements SoakTarget {
 	 * wait stopped the main 6-8 s before three such runs ended, counting 3 replies lost).
 	 */
 	lateRunsWithinMs(restart: RestartRecord): number {
-		return restart.role === 'worker' ? 150_000 : 0;
+		return restart.role.startsWith('worker') ? 150_000 : 0;
 	}
 
 	async restart(k: number, killOnce: boolean, runStartedAt: number): Promise<RestartRecord> {
