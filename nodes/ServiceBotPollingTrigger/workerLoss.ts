@@ -15,6 +15,15 @@
  *
  * Only that message counts: a run that failed on the workflow's own error is never run again. Once:
  * a second loss is n8n's to report (the execution list shows it).
+ *
+ * What this cannot tell (the run n8n hands back is all the trigger sees): a run that failed on its
+ * own error and was saved, whose worker then died before Bull marked the job done (scaling/
+ * job-processor.js: the save, then `job.progress`, then the return; milliseconds), is handed back
+ * the same way (`processError` stops rechecking at any final status but `success`/`waiting` and
+ * reports the stall), so it runs once more. A job that vanished from Redis never settles the done
+ * promise (n8n's queue recovery only marks its execution `crashed` in the database,
+ * scaling.service.js `recoverFromQueue`), nor does anything once the main stops: nothing runs again
+ * then (the update was acknowledged at `confirmWithinMs`).
  */
 
 /** The beginning of n8n's MaxStalledCountError message (n8n 1.123 and 2.41 word it the same). */

@@ -78,6 +78,17 @@ export class QueueTarget implements SoakTarget {
 		return queueRestart(k, killOnce).by === 'SIGKILL';
 	}
 
+	/**
+	 * A worker's jobs it never finished end in the main up to about 120 s after it stopped (n8n 2.41.1: its
+	 * Bull lock lasts 60 s from the last renewal, the stall check runs every 30 s, then the main rechecks
+	 * the execution for 30 s; workflow-runner.js `processError`), and the Polling Trigger runs their
+	 * updates again then: 150 s leaves the run again time to reply (a seed-3 run with only the 60 s quiet
+	 * wait stopped the main 6-8 s before three such runs ended, counting 3 replies lost).
+	 */
+	lateRunsWithinMs(restart: RestartRecord): number {
+		return restart.role.startsWith('worker') ? 150_000 : 0;
+	}
+
 	async restart(k: number, killOnce: boolean, runStartedAt: number): Promise<RestartRecord> {
 		const cluster = this.started();
 		const { role, worker, by } = queueRestart(k, killOnce);

@@ -295,7 +295,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 			log(`${record.by} to ${record.role} at ${(record.atSecond - (steadyStart - started) / 1000).toFixed(0)} s of the steady part: exited after ${record.exitSeconds.toFixed(1)} s, ready again ${record.downSeconds.toFixed(1)} s after the signal`);
 		}
 		await sending;
-		log(`all ${sent.length} updates sent; waiting for the replies (until ${options.drainQuietMs / 1000} s pass without one)`);
+		// Runs a restart lost that n8n hands back late (queue mode: a worker's) are waited for, whatever the quiet says.
+		const lateRunsBy = Math.max(0, ...restarts.map((record) => started + record.atSecond * 1000 + target.lateRunsWithinMs(record)));
+		const lateWait = lateRunsBy > Date.now() ? ` and at least ${((lateRunsBy - Date.now()) / 1000).toFixed(0)} s, for runs n8n hands back late` : '';
+		log(`all ${sent.length} updates sent; waiting for the replies (until ${options.drainQuietMs / 1000} s pass without one${lateWait})`);
 
 		// 3. The rest of the replies: until every pair is answered, or none came for drainQuietMs.
 		const texts = new Set(sent.map((u) => u.text));
@@ -308,7 +311,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 				answered = now;
 				lastProgress = Date.now();
 			}
-			if (answered >= wanted || Date.now() - lastProgress > options.drainQuietMs) break;
+			// Even with every reply in: a run handed back late may reply a second time (twice across processes).
+			if ((answered >= wanted || Date.now() - lastProgress > options.drainQuietMs) && Date.now() >= lateRunsBy) break;
 			await sleep(1000);
 		}
 		// Copies still due (re-sent pushes, updates polled again) get a last moment to run twice, if they would.

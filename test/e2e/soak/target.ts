@@ -36,6 +36,11 @@ export interface SoakTarget {
 	minimumRestarts(killOnce: boolean): number;
 	/** Whether restart `k` is a kill that comes right after a burst of updates (its part sent at once) rather than in the steady flow. */
 	killsMidBurst(k: number, killOnce: boolean): boolean;
+	/**
+	 * How long after `restart` n8n may still hand back runs that restart lost, to be run again (queue mode: a
+	 * worker's stalled jobs); the soak waits for replies at least that long after it. 0: nothing comes later.
+	 */
+	lateRunsWithinMs(restart: RestartRecord): number;
 	/** Restart number `k` (from 1): signals one process, waits until it is gone and until its next one is ready. */
 	restart(k: number, killOnce: boolean, runStartedAt: number): Promise<RestartRecord>;
 	/** The index of the process that received a reply's update, when the target places it itself (figures.ts places it by time otherwise). */
@@ -129,6 +134,11 @@ export class RegularTarget implements SoakTarget {
 	/** The regular-mode soak (measured since issue 39) kills in the steady flow. */
 	killsMidBurst(): boolean {
 		return false;
+	}
+
+	/** One process: what it lost is fetched again by the next one, which the quiet wait covers. */
+	lateRunsWithinMs(): number {
+		return 0;
 	}
 
 	async restart(k: number, killOnce: boolean, runStartedAt: number): Promise<RestartRecord> {

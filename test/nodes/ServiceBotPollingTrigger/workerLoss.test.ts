@@ -44,8 +44,15 @@ const reply: INodeParameters = {
 	text: '=You said: {{ $json.text }}',
 };
 
-/** How the test's n8n settles each emit, in order: `lost` (the worker died) or `runs` (it ran). */
-type Fate = 'lost' | 'runs' | 'failsOnItsOwn';
+/**
+ * How the test's n8n settles each emit, in order: `lost` (the worker died), `runs` (it ran), or
+ * `lostWhenReleased` (the worker died; n8n hands the run back when the test calls `releaseLost`, as
+ * it does 60-120 s after the kill).
+ */
+type Fate = 'lost' | 'runs' | 'failsOnItsOwn' | 'lostWhenReleased';
+
+/** Hands back the runs of `lostWhenReleased` emits. */
+let releaseLost: () => void = () => undefined;
 
 async function pollingTrigger(fates: Fate[], options: IDataObject = {}): Promise<{ trigger: RunningTrigger; keys: Set<string> }> {
 	const harness = await makeHarness(emu, {
@@ -58,6 +65,7 @@ async function pollingTrigger(fates: Fate[], options: IDataObject = {}): Promise
 		runWorkflow: async (data) => {
 			const fate = fates[emits++] ?? 'runs';
 			if (fate === 'lost') return lostRun();
+			if (fate === 'lostWhenReleased') return await new Promise<IRun>((resolve) => (releaseLost = () => resolve(lostRun())));
 			return await startExecution(
 				prepareExecution({
 					start: { name: TRIGGER, nodeType: new ServiceBotPollingTrigger(), typeVersion: 2 },
@@ -143,4 +151,21 @@ test('with Placeholder While Thinking, a lost run keeps the placeholder for the 
 		`editMessageText ${String(placeholderId)}`,
 	]);
 	expect(emu.history(P()).filter((message) => message.sent_by_bot).map((message) => message.text)).toEqual(['You said: hello']);
+});
+
+test('lost after the workflow was unpublished: not run again, and its placeholder is deleted', async () => {
+	const { trigger } = await pollingTrigger(['lostWhenReleased', 'runs'], { placeholderWhileThinking: 'Thinking…' });
+	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await trigger.waitForEmits(1);
+	await trigger.close();
+	releaseLost();
+	// The run's end is followed either by the placeholder's deletion or, run again, by the reply replacing it.
+	const settledBy = () => emu.calls.filter((call) => ['deleteMessage', 'editMessageText'].includes(call.method) && call.status === 200);
+	await until(() => settledBy().length > 0);
+	await emu.idle();
+	const placeholderId = trigger.emitted[0][0][0].json.placeholder_message_id;
+	expect(typeof placeholderId).toBe('number');
+	expect(trigger.emitted).toHaveLength(1);
+	expect(settledBy().map((call) => `${call.method} ${String(call.body.message_id)}`)).toEqual([`deleteMessage ${String(placeholderId)}`]);
+	expect(emu.history(P()).filter((message) => message.sent_by_bot)).toEqual([]);
 });
