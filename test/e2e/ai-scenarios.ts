@@ -17,7 +17,7 @@ import type { ScenarioContext } from './lib/context';
 import { watchChatPage } from './lib/chat-page-watch';
 import { askAndCheckStreamedAnswer, describeStreamedAnswer, streamingAgentWorkflow } from './lib/streamed-answer';
 import type { StoredMessage } from '../real-n8n/emulator-process';
-import { hasEnded, type Json } from '../real-n8n/n8n';
+import type { Json } from '../real-n8n/n8n';
 import type { Scenario } from './lib/runner';
 import { webhookTrigger } from './lib/workflow';
 import { sleep, waitFor } from '../real-n8n/processes';
@@ -177,10 +177,7 @@ const aiSupportBot: Scenario = {
 		// Simple Memory's Session ID is mapped from the trigger: the second run sees the first.
 		const remembered = model.requests.at(-1)?.messages.map((message) => textOf(message.content)) ?? [];
 		assert.ok(remembered.includes(`transcribed: ${voice.length} bytes of audio/ogg`) && remembered.includes(heard.text ?? ''), `the memory holds the first voice note's turn: ${JSON.stringify(remembered)}`);
-		const voiceRuns = await waitFor('both voice runs to end', async () => {
-			const runs = await n8n.executions(voiceId);
-			return runs.length === 2 && runs.every(hasEnded) ? runs : undefined;
-		}, { limitMs: 60_000 });
+		const voiceRuns = await n8n.endedExecutions(voiceId, 2);
 		assert.deepEqual(voiceRuns.map((execution) => execution.status), ['success', 'success']);
 		// A typed text: the trigger's Messages output goes to the agent directly, no transcription.
 		const countBeforeText = (await botMessages()).length;
@@ -247,11 +244,7 @@ const replyAfterTheAgent: Scenario = {
 			{ limitMs: 60_000 },
 		);
 		assert.match(String(answer.text), /^<b>Our plans<\/b>/);
-		// The reply arrives before n8n has saved the execution's end: wait for it (under load, a read at once found it running).
-		const runs = await waitFor('the execution to end', async () => {
-			const list = await n8n.executions(workflowId);
-			return list.length >= 1 && list.every(hasEnded) ? list : undefined;
-		}, { limitMs: 60_000 });
+		const runs = await n8n.endedExecutions(workflowId);
 		assert.ok(runs.every((run: Json) => run.status === 'success'), `the execution ends in success: ${JSON.stringify(runs).slice(0, 300)}`);
 		ctx.log(`Polling Trigger → AI Agent → Reply (version 4, Chat not set): the answer arrived in the private chat ("${String(answer.text).slice(0, 30)}…")`);
 	},
@@ -294,10 +287,7 @@ const streamedAnswer: Scenario = {
 		});
 		await growingShot;
 		await watch.screenshot('chat-page-streaming-done.png');
-		const runs = await waitFor('the execution to end', async () => {
-			const list = await n8n.executions(workflowId);
-			return list.length === 1 && list.every(hasEnded) ? list : undefined;
-		}, { limitMs: 60_000 });
+		const runs = await n8n.endedExecutions(workflowId, 1);
 		assert.equal(runs[0].status, 'success');
 		ctx.log(`n8n ${n8n.options.install.n8nVersion}: ${describeStreamedAnswer(figures)}; model requests ${model.requests.length}, streamed: ${String(model.requests[0]?.stream)}`);
 
@@ -384,10 +374,7 @@ const placeholderWhileThinking: Scenario = {
 
 		await emulator.userSends('Which plans do you have?', chat);
 		const edit = await waitFor('the answer edited into the placeholder', async () => (await inChat('editMessageText'))[0], { limitMs: 90_000 });
-		await waitFor('the execution to end', async () => {
-			const list = await n8n.executions(workflowId);
-			return list.length === 1 && list.every(hasEnded) ? list : undefined;
-		}, { limitMs: 60_000 });
+		await n8n.endedExecutions(workflowId, 1);
 		const posted = await inChat('sendMessage');
 		assert.deepEqual(posted.map((call) => call.body.text), ['Thinking…'], 'one message posted: the placeholder');
 		const placeholderId = Number(edit.body.message_id);
@@ -400,10 +387,7 @@ const placeholderWhileThinking: Scenario = {
 
 		await emulator.userSends('please fail', chat);
 		const deleted = await waitFor('the failed run\'s placeholder deleted', async () => (await inChat('deleteMessage'))[0], { limitMs: 90_000 });
-		const runs = await waitFor('both executions to end', async () => {
-			const list = await n8n.executions(workflowId);
-			return list.length === 2 && list.every(hasEnded) ? list : undefined;
-		}, { limitMs: 60_000 });
+		const runs = await n8n.endedExecutions(workflowId, 2);
 		assert.deepEqual(runs.map((run: Json) => run.status).sort(), ['error', 'success']);
 		const placeholders = (await inChat('sendMessage')).map((call) => call.body.text);
 		assert.deepEqual(placeholders, ['Thinking…', 'Thinking…'], 'the failing message got its placeholder, and nothing else was posted');
@@ -484,10 +468,10 @@ const typingThatLasts: Scenario = {
 			const shown = between.filter((sample) => sample.typing.includes('is typing')).length;
 			const share = shown / between.length;
 			const tookMs = samples[end].at - samples[start].at;
-			const typing = (await emulator.calls('sendChatAction')).filter(
-				(call) => call.body.action === 'typing' && String(call.body.chat_id) === chat && Number(call.at) >= sentAt && Number(call.at) <= Date.now(),
+			// The answer's date is in whole seconds: "before" allows up to one second past it.
+			const beforeAnswer = (await emulator.calls('sendChatAction')).filter(
+				(call) => call.body.action === 'typing' && String(call.body.chat_id) === chat && Number(call.at) >= sentAt && Number(call.at) < answerAt + 1000,
 			);
-			const beforeAnswer = typing.filter((call) => Number(call.at) < answerAt + 1000);
 			// The stand-in took 20 s: shown once, the service's 5 s of "typing…" cover a quarter of it.
 			assert.ok(tookMs >= 15_000, `${label}: the answer took the stand-in's 20 s (${tookMs} ms on the page)`);
 			assert.ok(beforeAnswer.length >= 4, `${label}: "typing…" renewed while the agent thought: ${beforeAnswer.length} chat actions in ${tookMs} ms`);
@@ -502,10 +486,7 @@ const typingThatLasts: Scenario = {
 		await waitFor('the trigger to poll', async () => ((await emulator.calls('getUpdates')).length > 0 ? true : undefined), { limitMs: 60_000 });
 		const pollingAnswer = await askAndWatch('polling trigger');
 		assert.match(pollingAnswer, /^<b>Our plans<\/b>/);
-		await waitFor('the polling execution to end', async () => {
-			const list = await n8n.executions(pollingId);
-			return list.length === 1 && list.every(hasEnded) ? list : undefined;
-		}, { limitMs: 60_000 });
+		await n8n.endedExecutions(pollingId, 1);
 		await n8n.deactivate(pollingId);
 
 		const webhookId = String((await n8n.createWorkflow(webhookWorkflow)).id);
@@ -513,10 +494,7 @@ const typingThatLasts: Scenario = {
 		await waitFor('the trigger to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });
 		const webhookAnswer = await askAndWatch('webhook trigger v3');
 		assert.match(webhookAnswer, /^<b>Our plans<\/b>/);
-		const runs = await waitFor('the webhook execution to end', async () => {
-			const list = await n8n.executions(webhookId);
-			return list.length === 1 && list.every(hasEnded) ? list : undefined;
-		}, { limitMs: 60_000 });
+		const runs = await n8n.endedExecutions(webhookId, 1);
 		assert.equal(runs[0].status, 'success');
 		assert.deepEqual(watch.scriptErrors(), [], 'the chat page ran without script errors');
 	},

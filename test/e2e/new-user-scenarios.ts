@@ -13,8 +13,7 @@ import { png } from '../harness/sample-files';
 import { startChatModel, textOf } from '../real-n8n/chat-model';
 import type { StoredMessage } from '../real-n8n/emulator-process';
 import { PACKAGE_NAME } from '../real-n8n/install';
-import { hasEnded, type Json } from '../real-n8n/n8n';
-import type { N8n } from '../real-n8n/n8n';
+import type { Json, N8n } from '../real-n8n/n8n';
 import { waitFor } from '../real-n8n/processes';
 import type { Scenario } from './lib/runner';
 import { inSequence, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
@@ -94,10 +93,7 @@ const photoTrueSize: Scenario = {
 		}
 		const sent = (await emulator.calls('sendMessage')).map((call) => call.body.text);
 		assert.deepEqual(sent, answers, 'one reply per photo, nothing else sent');
-		const runs = await waitFor('both executions to end', async () => {
-			const list = await n8n.executions(workflowId);
-			return list.length === 2 && list.every(hasEnded) ? list : undefined;
-		}, { limitMs: 60_000 });
+		const runs = await n8n.endedExecutions(workflowId, 2);
 		assert.deepEqual(runs.map((run: Json) => run.status), ['success', 'success']);
 		ctx.log(`a 1600×1000 and a 60×40 PNG → ${JSON.stringify(answers)} (Photo Size at its default, the largest: the photo itself)`);
 
@@ -355,10 +351,7 @@ const voiceRecipe: Scenario = {
 			rememberedByText.includes(`transcribed: ${second.length} bytes of audio/ogg`),
 			`Simple Memory's Session ID, mapped from the trigger, is found on the Messages path too: the text's run holds the voice notes' turns: ${JSON.stringify(rememberedByText)}`,
 		);
-		const runs = await waitFor('the three executions to end', async () => {
-			const list = await n8n.executions(workflowId);
-			return list.length === 3 && list.every(hasEnded) ? list : undefined;
-		}, { limitMs: 60_000 });
+		const runs = await n8n.endedExecutions(workflowId, 3);
 		assert.deepEqual(runs.map((run: Json) => run.status), ['success', 'success', 'success']);
 		ctx.log(`two voice notes → "${String(heard.text)}", "${String(again.text)}"; a text → "${String(typed.text)}"; model API ${String(model.requests[0]?.api)}, ${model.transcriptions.length} transcriptions`);
 	},

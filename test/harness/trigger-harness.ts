@@ -68,6 +68,7 @@ import { inScope, openScope, runByTheHarness } from './expression-engine';
 import { FakeResponse } from './fake-response';
 import { createAdditionalData } from './additional-data';
 import type { TestCredentials } from './credentials-helper';
+import type { ChainNode } from './execute-node';
 import { TEST_CREDENTIAL_REF } from './execute-node';
 import { latestVersion, TestNodeTypes } from './node-types';
 import type { WaitingRouter } from './waiting';
@@ -91,7 +92,7 @@ export interface TriggerHarnessOptions {
 	executionKeys?: Set<string>;
 	typeVersion?: number;
 	/** Nodes after the trigger, in a chain from its first output, as the workflow has them (what the trigger reads of its workflow). */
-	after?: ReadonlyArray<{ nodeType: INodeType; name: string; parameters: INodeParameters; typeVersion?: number; disabled?: boolean }>;
+	after?: readonly ChainNode[];
 }
 
 export interface WebhookRequest {
@@ -272,13 +273,16 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 		type: nodeTypes.add(chained.nodeType),
 		typeVersion: chained.typeVersion ?? latestVersion(chained.nodeType),
 		position: [200 * (index + 1), 0],
-		parameters: chained.parameters,
-		disabled: chained.disabled,
+		parameters: chained.parameters ?? {},
 	}));
 	const connections: IConnections = {};
 	[node, ...after].forEach((from, index) => {
 		const to = after[index];
-		if (to) connections[from.name] = { main: [[{ node: to.name, type: NodeConnectionTypes.Main, index: 0 }]] };
+		if (!to) return;
+		const output = index === 0 ? 0 : (options.after?.[index - 1].output ?? 0);
+		const main: IConnections[string]['main'] = Array.from({ length: output + 1 }, () => []);
+		main[output] = [{ node: to.name, type: NodeConnectionTypes.Main, index: 0 }];
+		connections[from.name] = { main };
 	});
 
 	/** A workflow as a fresh process loads it: static data from the store, nothing shared in memory. */

@@ -329,4 +329,21 @@ export class N8n {
 		const data = await this.request('GET', `/rest/executions?filter=${filter}${limit === undefined ? '' : `&limit=${limit}`}`);
 		return (data?.results ?? data ?? []) as Json[];
 	}
+
+	/**
+	 * Executions of a workflow, newest first, once there are `count` of them (at least one when not given)
+	 * and every one has ended: n8n saves a run's end after its last reply reached the service, so a read
+	 * right after the reply may find it still running.
+	 */
+	async endedExecutions(workflowId: string, count?: number): Promise<Json[]> {
+		return await waitFor(
+			`${count ?? 'the'} execution(s) of workflow ${workflowId} to end`,
+			async () => {
+				const list = await this.executions(workflowId);
+				const enough = count === undefined ? list.length > 0 : list.length === count;
+				return enough && list.every(hasEnded) ? list : undefined;
+			},
+			{ limitMs: 60_000 },
+		);
+	}
 }

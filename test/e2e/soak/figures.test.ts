@@ -8,6 +8,14 @@ const PROCESSES: ProcessWindow[] = [
 ];
 const OPTIONS = { workflows: ['A', 'B'], settleMs: 5_000, delayLimitMs: 10_000 };
 
+/** A queue-mode cluster: the main runs throughout; worker-1 is killed at 30 s, its next process ready at 50 s; worker-2 runs throughout. */
+const CLUSTER: ProcessWindow[] = [
+	{ role: 'main', startedAt: 0, readyAt: 5_000 },
+	{ role: 'worker-1', startedAt: 6_000, readyAt: 8_000, stoppedBy: 'SIGKILL', signalAt: 30_000, exitedAt: 30_100 },
+	{ role: 'worker-2', startedAt: 6_000, readyAt: 8_000 },
+	{ role: 'worker-1', startedAt: 31_000, readyAt: 50_000 },
+];
+
 describe('the soak figures', () => {
 	it('a restart window runs from the signal to settleMs after the next process was ready; a reply belongs to the process that ran then', () => {
 		expect(restartWindows(PROCESSES, 5_000)).toEqual([[90_000, 115_000]]);
@@ -64,14 +72,7 @@ describe('the soak figures', () => {
 	});
 
 	it('in a cluster, a restart window ends when the next process of the same role is ready, and a reply belongs to the process placed with it', () => {
-		// main runs throughout; worker-1 is killed at 30 s, its next process ready at 50 s; worker-2 runs throughout.
-		const cluster: ProcessWindow[] = [
-			{ role: 'main', startedAt: 0, readyAt: 5_000 },
-			{ role: 'worker-1', startedAt: 6_000, readyAt: 8_000, stoppedBy: 'SIGKILL', signalAt: 30_000, exitedAt: 30_100 },
-			{ role: 'worker-2', startedAt: 6_000, readyAt: 8_000 },
-			{ role: 'worker-1', startedAt: 31_000, readyAt: 50_000 },
-		];
-		expect(restartWindows(cluster, 5_000)).toEqual([[30_000, 55_000]]);
+		expect(restartWindows(CLUSTER, 5_000)).toEqual([[30_000, 55_000]]);
 		const figures = computeFigures(
 			[
 				{ text: 'u1', sentAt: 10_000 },
@@ -87,7 +88,7 @@ describe('the soak figures', () => {
 				{ workflow: 'A', text: 'u2', at: 51_000, process: 3 },
 				{ workflow: 'B', text: 'u2', at: 52_000, process: 3 },
 			],
-			cluster,
+			CLUSTER,
 			OPTIONS,
 		);
 		expect(figures).toMatchObject({ lost: 0, twiceWithinProcess: 1, twiceAcrossProcesses: 1, unattributed: 0 });
@@ -96,13 +97,6 @@ describe('the soak figures', () => {
 	});
 
 	it('in a cluster, an update run again after the worker that ran it was SIGKILLed is twice across processes, though one main received it; run twice by a worker that lived on, twice within', () => {
-		// main receives throughout; worker-1 is killed at 30 s, its next process ready at 50 s; worker-2 runs throughout.
-		const cluster: ProcessWindow[] = [
-			{ role: 'main', startedAt: 0, readyAt: 5_000 },
-			{ role: 'worker-1', startedAt: 6_000, readyAt: 8_000, stoppedBy: 'SIGKILL', signalAt: 30_000, exitedAt: 30_100 },
-			{ role: 'worker-2', startedAt: 6_000, readyAt: 8_000 },
-			{ role: 'worker-1', startedAt: 31_000, readyAt: 50_000 },
-		];
 		const figures = computeFigures(
 			[
 				{ text: 'u1', sentAt: 28_000 },
@@ -118,7 +112,7 @@ describe('the soak figures', () => {
 				{ workflow: 'B', text: 'u2', at: 61_000, process: 0, ranBy: 2 },
 				{ workflow: 'B', text: 'u2', at: 62_000, process: 0, ranBy: 2 },
 			],
-			cluster,
+			CLUSTER,
 			OPTIONS,
 		);
 		expect(figures).toMatchObject({ lost: 0, twiceWithinProcess: 1, twiceAcrossProcesses: 1, unattributed: 0 });

@@ -84,6 +84,8 @@ async function pollingTrigger(fates: Fate[], options: IDataObject = {}): Promise
 }
 
 const P = (): string => emu.demo.privateChatId;
+/** The demo user writes `text` in the private chat. */
+const say = async (text: string): Promise<unknown> => await emu.userSends({ chatId: P(), userId: emu.demo.userId, text });
 const replies = (): unknown[] => emu.calls.filter((call) => call.method === 'sendMessage' && call.status === 200).map((call) => call.body.text);
 
 async function until(condition: () => boolean): Promise<void> {
@@ -92,7 +94,7 @@ async function until(condition: () => boolean): Promise<void> {
 
 test("an execution lost with its queue-mode worker runs again once, under a new deduplication key: the user gets the reply", async () => {
 	const { trigger, keys } = await pollingTrigger(['lost', 'runs']);
-	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await say('hello');
 	await trigger.waitForEmits(2);
 	await until(() => replies().length === 1);
 	await emu.idle();
@@ -109,10 +111,10 @@ test("an execution lost with its queue-mode worker runs again once, under a new 
 
 test('a run that failed on the workflow\'s own error is not run again', async () => {
 	const { trigger, keys } = await pollingTrigger(['failsOnItsOwn']);
-	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await say('hello');
 	await trigger.waitForEmits(1);
 	// A second update after it: once it is emitted, the first's run has long been settled.
-	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'again' });
+	await say('again');
 	await trigger.waitForEmits(2);
 	await until(() => replies().length === 1);
 	await emu.idle();
@@ -123,9 +125,9 @@ test('a run that failed on the workflow\'s own error is not run again', async ()
 
 test('lost twice: run again only once (a second loss is left to n8n to show)', async () => {
 	const { trigger, keys } = await pollingTrigger(['lost', 'lost']);
-	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await say('hello');
 	await trigger.waitForEmits(2);
-	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'next' });
+	await say('next');
 	await trigger.waitForEmits(3);
 	await until(() => replies().length === 1);
 	await emu.idle();
@@ -136,7 +138,7 @@ test('lost twice: run again only once (a second loss is left to n8n to show)', a
 
 test('with Placeholder While Thinking, a lost run keeps the placeholder for the run again, whose reply replaces it; nothing deleted', async () => {
 	const { trigger } = await pollingTrigger(['lost', 'runs'], { placeholderWhileThinking: 'Thinking…' });
-	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await say('hello');
 	await trigger.waitForEmits(2);
 	const botCalls = () => emu.calls.filter((call) => !['getUpdates', 'getWebhookInfo', 'getMe', 'deleteWebhook', 'setWebhook'].includes(call.method));
 	await until(() => botCalls().some((call) => call.method === 'editMessageText' && call.status === 200));
@@ -155,7 +157,7 @@ test('with Placeholder While Thinking, a lost run keeps the placeholder for the 
 
 test('lost after the workflow was unpublished: not run again, and its placeholder is deleted', async () => {
 	const { trigger } = await pollingTrigger(['lostWhenReleased', 'runs'], { placeholderWhileThinking: 'Thinking…' });
-	await emu.userSends({ chatId: P(), userId: emu.demo.userId, text: 'hello' });
+	await say('hello');
 	await trigger.waitForEmits(1);
 	await trigger.close();
 	releaseLost();
