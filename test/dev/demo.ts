@@ -63,7 +63,7 @@ export function modelCredential(baseUrl: string): Record<string, unknown> {
 	return { id: MODEL_CREDENTIAL_ID, name: MODEL_CREDENTIAL_NAME, type: 'openAiApi', data: { apiKey: 'stand-in', url: baseUrl } };
 }
 
-/** Service Bot Trigger → Switch on `file_kind` → a photo's width × height and size, a document's name and size, a text reversed. */
+/** Service Bot Trigger (version 3, Separate Outputs by Kind) → a text reversed on Messages; on Files, `file_summary` (a photo's width × height and size, a document's name and size). */
 export const FILES_EXAMPLE = { file: 'files-bot.json', id: 'SvcBotFilesBot01' } as const;
 
 /**
@@ -76,6 +76,13 @@ export const FILES_EXAMPLE = { file: 'files-bot.json', id: 'SvcBotFilesBot01' } 
  * use the stand-in.
  */
 export const VOICE_EXAMPLE = { file: 'voice-bot.json', id: 'SvcBotVoiceBot01' } as const;
+
+/**
+ * The README's approval asked from the chat, nothing mapped: Service Bot Trigger at its defaults →
+ * Send and Wait for Response ("Approve this {{ $json.text }}?", Approval at its defaults) → Send Message
+ * with the outcome; every Chat at From Trigger.
+ */
+export const APPROVAL_EXAMPLE = { file: 'approval-from-chat.json', id: 'SvcBotApprovChat' } as const;
 
 /** An example workflow of ./workflows that has no placeholders, as saved. */
 export function exampleWorkflow(example: { file: string }): Record<string, unknown> {

@@ -25,7 +25,7 @@ import { installPackage, n8nInstall, pack } from '../real-n8n/install';
 import { DEMO_OWNER, N8n } from '../real-n8n/n8n';
 import { freePort, portInUse, sleep, stopAll, stopAllOnExit, waitFor } from '../real-n8n/processes';
 import { parsePace, startChatModel, type Pace } from '../real-n8n/chat-model';
-import { AI_EXAMPLE, FILES_EXAMPLE, MODEL_CREDENTIAL_NAME, VOICE_EXAMPLE, WORKFLOWS, aiExampleWorkflow, demoCredential, demoWorkflow, exampleWorkflow, modelCredential } from './demo';
+import { AI_EXAMPLE, APPROVAL_EXAMPLE, FILES_EXAMPLE, MODEL_CREDENTIAL_NAME, VOICE_EXAMPLE, WORKFLOWS, aiExampleWorkflow, demoCredential, demoWorkflow, exampleWorkflow, modelCredential } from './demo';
 
 const bold = (text: string): string => (process.stdout.isTTY ? `\u001b[1m${text}\u001b[22m` : text);
 
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
 	const n8n = new N8n({ install, userFolder, port: n8nPort, brokerPort: await freePort(), logDir });
 	say('importing the credential and the example workflows into n8n (each n8n command takes a few seconds)…');
 	await n8n.importCredentials([demoCredential(demo), modelCredential(model.baseUrl)]);
-	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo), demoWorkflow('approval', demo), demoWorkflow('firstBot', demo), aiExampleWorkflow(), exampleWorkflow(FILES_EXAMPLE), exampleWorkflow(VOICE_EXAMPLE)]);
+	await n8n.importWorkflows([demoWorkflow('demoBot', demo), demoWorkflow('sendKeyboard', demo), demoWorkflow('approval', demo), demoWorkflow('firstBot', demo), aiExampleWorkflow(), exampleWorkflow(FILES_EXAMPLE), exampleWorkflow(VOICE_EXAMPLE), exampleWorkflow(APPROVAL_EXAMPLE)]);
 	await n8n.publish(WORKFLOWS.demoBot.id);
 	say('starting n8n…');
 	await n8n.start();
@@ -170,6 +170,9 @@ ${bold('Service Bot dev environment is running')} (n8n 2.41.1 on Node 24, this p
              "Service Bot: ask for approval in the chat"     execute it, then tap Approve (below): a
                                                      published trigger on the bot (the echo bot, the
                                                      starter, yours) brings the answer back
+             "Service Bot: approval asked from the chat"   write "refund 42": Approve / Decline in the
+                                                     chat, then the outcome; nothing mapped (unpublish
+                                                     the echo bot, publish this one)
              "Service Bot: AI support bot"   n8n's AI Agent, memory, Service Bot as a tool, polling:
                                                      unpublish every workflow with a Service Bot
                                                      Trigger (a polled bot has no webhook; publishing

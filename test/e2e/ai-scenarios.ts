@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 
-import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, VOICE_EXAMPLE, aiExampleWorkflow, exampleWorkflow, modelCredential } from '../dev/demo';
+import { DEMO_CREDENTIAL_ID, MODEL_CREDENTIAL_ID, VOICE_EXAMPLE, aiExampleWorkflow, modelCredential } from '../dev/demo';
 import { SAMPLES, jpeg } from '../harness/sample-files';
 import { NOTE_TEXT, TOOL_DONE_ANSWER, pictureAnswer, startChatModel, textOf, type ChatModelOptions } from '../real-n8n/chat-model';
 import type { ScenarioContext } from './lib/context';
@@ -19,7 +19,7 @@ import { askAndCheckStreamedAnswer, describeStreamedAnswer, streamingAgentWorkfl
 import type { StoredMessage } from '../real-n8n/emulator-process';
 import type { Json } from '../real-n8n/n8n';
 import type { Scenario } from './lib/runner';
-import { webhookTrigger } from './lib/workflow';
+import { exampleCopy, webhookTrigger } from './lib/workflow';
 import { sleep, waitFor } from '../real-n8n/processes';
 
 /** The AI scenarios' start: the emulator, the stand-in model, n8n with its owner, the demo credential and the model's. */
@@ -145,10 +145,8 @@ const aiSupportBot: Scenario = {
 
 		// The voice bot example (a webhook trigger on the same bot: the polling workflow goes first).
 		await n8n.deactivate(workflowId);
-		const voiceText = JSON.stringify(exampleWorkflow(VOICE_EXAMPLE)).split(DEMO_CREDENTIAL_ID).join(credentialId).split(MODEL_CREDENTIAL_ID).join(modelCredentialId);
-		const voiceBot = humanReview ? (JSON.parse(voiceText) as Json) : withN8n1Versions(JSON.parse(voiceText) as Json);
-		delete voiceBot.id;
-		delete voiceBot.active;
+		const voiceCopy = exampleCopy(VOICE_EXAMPLE, { [DEMO_CREDENTIAL_ID]: credentialId, [MODEL_CREDENTIAL_ID]: modelCredentialId }) as Json;
+		const voiceBot = humanReview ? voiceCopy : withN8n1Versions(voiceCopy);
 		const voiceId = String((await n8n.createWorkflow(voiceBot)).id);
 		await n8n.activate(voiceId);
 		await waitFor('the voice bot to register its webhook', async () => (await emulator.webhook()) ?? undefined, { limitMs: 60_000 });

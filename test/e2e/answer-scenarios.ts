@@ -9,14 +9,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 
-import { WORKFLOWS } from '../dev/demo';
+import { APPROVAL_EXAMPLE, DEMO_CREDENTIAL_ID, WORKFLOWS } from '../dev/demo';
 import type { ScenarioContext } from './lib/context';
 import { launchBrowser } from './lib/browser';
 import type { EmulatorProcess, InlineButton, StoredMessage } from '../real-n8n/emulator-process';
 import { PACKAGE_NAME } from '../real-n8n/install';
 import { hasEnded, type Json, type N8n } from '../real-n8n/n8n';
 import { waitFor } from '../real-n8n/processes';
-import { inSequence, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
+import { exampleCopy, inSequence, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
 import type { Scenario } from './lib/runner';
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
@@ -262,7 +262,7 @@ const approvalOnTheWebPage: Scenario = {
  * From Trigger). A request in the group chat is asked about there, and the decision goes there.
  */
 const approvalWithNothingMapped: Scenario = {
-	name: 'a new approval bot with every Chat left at its default: the question and the decision go to the chat the request came from',
+	name: 'a new approval bot with every Chat left at its default: the question and the decision go to the chat the request came from; so does the ready example approval-from-chat',
 	async run(ctx) {
 		const emulator = await ctx.emulator();
 		const n8n = await ctx.n8n();
@@ -311,6 +311,33 @@ const approvalWithNothingMapped: Scenario = {
 		assert.equal(runs.length, 1, 'one execution');
 		assert.equal(runs[0].status, 'success', `the execution ends in success: ${JSON.stringify(runs[0]).slice(0, 300)}`);
 		ctx.log(`"refund 42" in the group chat → "${String(question.text)}" there → ✅ Approve → "${String(decision.text)}" there; Chat mapped nowhere`);
+
+		// The same bot ready in `npm run dev` (approval-from-chat.json), as its user publishes it: the
+		// trigger at its defaults (every update, clicks too), Send and Wait with only its Message set.
+		await n8n.deactivate(String(workflow.id));
+		const example = exampleCopy(APPROVAL_EXAMPLE, { [DEMO_CREDENTIAL_ID]: credentialId });
+		const exampleId = String((await n8n.createWorkflow(example)).id);
+		await n8n.activate(exampleId);
+		const exampleWebhookId = String((example.nodes as Json[]).find((node: Json) => node.name === 'Service Bot Trigger')?.webhookId);
+		await waitFor('the example to register its webhook', async () => (String((await emulator.webhook())?.url ?? '').includes(exampleWebhookId) ? true : undefined), { limitMs: 60_000 });
+		await emulator.userSends('refund 7', chat);
+		const asked = await waitFor(
+			'the example\'s question in the chat',
+			async () => botMessages(await emulator.history(chat)).find((message) => message.text === 'Approve this refund 7?' && message.reply_markup !== undefined),
+			{ limitMs: 60_000 },
+		);
+		const decline = asked.reply_markup?.inline_keyboard?.flat()[1];
+		assert.equal(decline?.text, '❌ Decline', 'Approval at its defaults: ✅ Approve and ❌ Decline');
+		await emulator.userClicks(asked.message_id, String(decline?.callback_data), { chatId: chat });
+		const outcome = await waitFor(
+			'the example\'s outcome in the same chat',
+			async () => botMessages(await emulator.history(chat)).find((message) => message.text?.startsWith('Your refund was')),
+			{ limitMs: 60_000 },
+		);
+		assert.equal(outcome.text, 'Your refund was declined.');
+		const exampleRuns = await n8n.endedExecutions(exampleId);
+		assert.deepEqual(exampleRuns.map((run: Json) => run.status), ['success'], 'one execution: the tap resumed it and started none');
+		ctx.log(`the ready example: "refund 7" → "${String(asked.text)}" → ❌ Decline → "${String(outcome.text)}", one execution`);
 	},
 };
 

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 
-import { DEMO_CREDENTIAL_ID, FILES_EXAMPLE, exampleWorkflow, modelCredential } from '../dev/demo';
+import { DEMO_CREDENTIAL_ID, FILES_EXAMPLE, modelCredential } from '../dev/demo';
 import { png } from '../harness/sample-files';
 import { startChatModel, textOf } from '../real-n8n/chat-model';
 import type { StoredMessage } from '../real-n8n/emulator-process';
@@ -16,7 +16,7 @@ import { PACKAGE_NAME } from '../real-n8n/install';
 import type { Json, N8n } from '../real-n8n/n8n';
 import { waitFor } from '../real-n8n/processes';
 import type { Scenario } from './lib/runner';
-import { inSequence, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
+import { exampleCopy, inSequence, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
 
@@ -100,9 +100,7 @@ const photoTrueSize: Scenario = {
 		// The files bot of `npm run dev`, as its user publishes it: the trigger's Files output answers
 		// `Got your {{ $json.file_summary }}`, its Messages output reverses the text. Nothing else mapped.
 		await n8n.deactivate(workflowId);
-		const example = JSON.parse(JSON.stringify(exampleWorkflow(FILES_EXAMPLE)).split(DEMO_CREDENTIAL_ID).join(credentialId)) as Json;
-		delete example.id;
-		delete example.active;
+		const example = exampleCopy(FILES_EXAMPLE, { [DEMO_CREDENTIAL_ID]: credentialId }) as Json;
 		const filesBotId = String((await n8n.createWorkflow(example)).id);
 		await n8n.activate(filesBotId);
 		const filesWebhookId = String((example.nodes as Json[]).find((node: Json) => node.name === 'Service Bot Trigger')?.webhookId);

@@ -3,7 +3,7 @@
  * a production Webhook start, the package's triggers and its "Send Message". Each caller gives ids
  * and positions, so saved workflows stay as they were.
  */
-import { DEMO_CREDENTIAL_NAME } from '../../dev/demo';
+import { DEMO_CREDENTIAL_NAME, exampleWorkflow } from '../../dev/demo';
 import { PACKAGE_NAME } from '../../real-n8n/install';
 
 export type WorkflowNode = Record<string, unknown>;
@@ -12,6 +12,20 @@ interface Placed {
 	id: string;
 	name: string;
 	position: [number, number];
+}
+
+/**
+ * An example workflow of test/dev/workflows as a user saves a copy of it in another n8n: each
+ * credential id of the example replaced by this n8n's (`credentialIds`: the example's id → the id
+ * here), without the example's own id and active flag.
+ */
+export function exampleCopy(example: { file: string }, credentialIds: Record<string, string>): WorkflowNode {
+	let text = JSON.stringify(exampleWorkflow(example));
+	for (const [from, to] of Object.entries(credentialIds)) text = text.split(from).join(to);
+	const copy = JSON.parse(text) as WorkflowNode;
+	delete copy.id;
+	delete copy.active;
+	return copy;
 }
 
 /** The credential reference of a package node. */
