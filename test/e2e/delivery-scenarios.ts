@@ -122,7 +122,7 @@ const firstStart: Scenario = {
 		const demo = { baseUrl: emulator.baseUrl, token: emulator.demo.token, privateChatId: emulator.demo.privateChatId };
 
 		// The deployment: the credential and three workflows imported, each published, n8n never started.
-		const deployed = await ctx.n8n();
+		const deployed = await ctx.n8n({ fresh: true });
 		const listeners: Listener[] = LETTERS.map((letter, index) => ({ letter, id: `SvcBotFirstStrt${index + 1}`, webhookId: randomUUID() }));
 		await deployed.importCredentials([demoCredential(demo)]);
 		await deployed.importWorkflows(listeners.map((listener) => ({ id: listener.id, active: false, ...answeringWorkflow(listener.letter, DEMO_CREDENTIAL_ID, listener.webhookId) })));

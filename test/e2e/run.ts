@@ -13,6 +13,7 @@ import { join } from 'node:path';
 
 import { N8N_VERSION, ROOT, pack, provision } from '../real-n8n/install';
 import { stopAll, stopAllOnExit } from '../real-n8n/processes';
+import { prepareUserFolder } from './lib/context';
 import { parallelism, runScenarios, selectScenarios } from './lib/runner';
 import { SCENARIOS } from './scenarios';
 
@@ -32,8 +33,10 @@ async function main(): Promise<number> {
 	for (const file of readdirSync(screenshotDir)) if (file.endsWith('.png')) rmSync(join(screenshotDir, file));
 	const tarball = await pack(join(e2eDir, 'pack'));
 	process.stdout.write(`e2e: n8n ${N8N_VERSION} from ${install.cache}; package ${tarball}\n`);
+	const prepared = await prepareUserFolder(install, tarball, join(e2eDir, 'prepared'));
+	process.stdout.write(`e2e: a user folder prepared for the scenarios to copy (${((Date.now() - started) / 1000).toFixed(1)} s into the run)\n`);
 
-	const failed = await runScenarios({ label: 'e2e', chosen, install, tarball, outputDir: e2eDir, screenshotDir, keep: args.includes('--keep'), started, parallel: parallelism(args, 2) });
+	const failed = await runScenarios({ label: 'e2e', chosen, install, tarball, outputDir: e2eDir, screenshotDir, keep: args.includes('--keep'), started, parallel: parallelism(args, 2), prepared });
 	return failed === 0 ? 0 : 1;
 }
 

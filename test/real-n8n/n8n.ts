@@ -44,6 +44,8 @@ export interface N8nOptions {
 	echo?: boolean;
 	/** Extra environment. */
 	env?: NodeJS.ProcessEnv;
+	/** The user folder is a copy of a prepared one (ScenarioContext): its database is migrated and the demo owner set up. */
+	ownerReady?: boolean;
 }
 
 /** Any JSON value n8n answers with. */
@@ -289,8 +291,16 @@ export class N8n {
 		return response;
 	}
 
-	/** Creates the owner account (first start of a fresh user folder) and logs in as it. */
+	/**
+	 * Creates the owner account (first start of a fresh user folder) and logs in as it. In a copy of a
+	 * prepared folder (`ownerReady`) the demo owner exists: it logs in.
+	 */
 	async setupOwner(owner: Owner = DEMO_OWNER): Promise<void> {
+		if (this.options.ownerReady && owner === DEMO_OWNER) {
+			await this.login(owner);
+			if (!this.cookie) throw new Error('n8n did not set a session cookie on login');
+			return;
+		}
 		await this.request('POST', '/rest/owner/setup', owner);
 		if (!this.cookie) throw new Error('n8n did not set a session cookie on owner setup');
 	}

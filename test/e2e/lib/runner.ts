@@ -75,8 +75,10 @@ export async function runScenarios(options: {
 	keep: boolean;
 	started: number;
 	parallel?: number;
+	/** A prepared user folder each scenario's n8n starts from (ScenarioContext). */
+	prepared?: string;
 }): Promise<number> {
-	const { label, chosen, install, tarball, outputDir, screenshotDir, keep, started } = options;
+	const { label, chosen, install, tarball, outputDir, screenshotDir, keep, started, prepared } = options;
 	const parallel = Math.max(1, options.parallel ?? 1);
 	const results: Result[] = [];
 
@@ -95,7 +97,7 @@ export async function runScenarios(options: {
 			process.stdout.write(`[${index}] started (${seconds(Date.now() - started)} into the run)\n`);
 			kept += heading;
 		} else process.stdout.write(heading);
-		const ctx = new ScenarioContext(install, tarball, dir, screenshotDir, write);
+		const ctx = new ScenarioContext(install, tarball, dir, screenshotDir, write, prepared);
 		const t0 = Date.now();
 		let ok = false;
 		await withOwnProcesses(async () => {
