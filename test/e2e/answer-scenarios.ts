@@ -320,24 +320,32 @@ const approvalWithNothingMapped: Scenario = {
 		await n8n.activate(exampleId);
 		const exampleWebhookId = String((example.nodes as Json[]).find((node: Json) => node.name === 'Service Bot Trigger')?.webhookId);
 		await waitFor('the example to register its webhook', async () => (String((await emulator.webhook())?.url ?? '').includes(exampleWebhookId) ? true : undefined), { limitMs: 60_000 });
-		await emulator.userSends('refund 7', chat);
+		// In the private chat, the chat page's default, where a person tries it.
+		await emulator.userSends('refund 7');
 		const asked = await waitFor(
 			'the example\'s question in the chat',
-			async () => botMessages(await emulator.history(chat)).find((message) => message.text === 'Approve this refund 7?' && message.reply_markup !== undefined),
+			async () => botMessages(await emulator.history()).find((message) => message.text === 'Approve this refund 7?' && message.reply_markup !== undefined),
 			{ limitMs: 60_000 },
 		);
 		const decline = asked.reply_markup?.inline_keyboard?.flat()[1];
 		assert.equal(decline?.text, '❌ Decline', 'Approval at its defaults: ✅ Approve and ❌ Decline');
-		await emulator.userClicks(asked.message_id, String(decline?.callback_data), { chatId: chat });
+		await emulator.userClicks(asked.message_id, String(decline?.callback_data));
 		const outcome = await waitFor(
 			'the example\'s outcome in the same chat',
-			async () => botMessages(await emulator.history(chat)).find((message) => message.text?.startsWith('Your refund was')),
+			async () => botMessages(await emulator.history()).find((message) => message.text?.startsWith('Your refund was')),
 			{ limitMs: 60_000 },
 		);
 		assert.equal(outcome.text, 'Your refund was declined.');
 		const exampleRuns = await n8n.endedExecutions(exampleId);
 		assert.deepEqual(exampleRuns.map((run: Json) => run.status), ['success'], 'one execution: the tap resumed it and started none');
-		ctx.log(`the ready example: "refund 7" → "${String(asked.text)}" → ❌ Decline → "${String(outcome.text)}", one execution`);
+		// What the person sees on the chat page.
+		const browser = await launchBrowser(ctx.install);
+		ctx.defer(() => browser.close());
+		await browser.page.goto(`${emulator.baseUrl}/`, { waitUntil: 'domcontentloaded', timeout: 60_000 });
+		await browser.page.getByText('Your refund was declined.').first().waitFor({ timeout: 30_000 });
+		const shot = join(ctx.screenshotDir, 'chat-page-approval-example.png');
+		await browser.page.screenshot({ path: shot });
+		ctx.log(`the ready example: "refund 7" → "${String(asked.text)}" → ❌ Decline → "${String(outcome.text)}", one execution; ${shot}`);
 	},
 };
 

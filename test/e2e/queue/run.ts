@@ -1,10 +1,10 @@
 /**
  * `npm run test:e2e:queue`: the packed package in real n8n 2.41.1 in queue mode (Postgres, Redis, a
  * main, workers, webhook processes, a load balancer; see ./cluster.ts), running the scenarios of
- * ./scenarios.ts two at a time (the bursts alone, after them), each in a fresh cluster. Output: test/output/e2e-queue/<scenario>/.
+ * ./scenarios.ts one after another, each in a fresh cluster. Output: test/output/e2e-queue/<scenario>/.
  * `npm run bench:queue` (--bench) measures the echo bot's throughput instead (./bench.ts).
  *
- * Usage: ts-node test/e2e/queue/run.ts [numbers or words to select scenarios…] [--keep] [--parallel=N]
+ * Usage: ts-node test/e2e/queue/run.ts [numbers or words to select scenarios…] [--keep]
  *        ts-node test/e2e/queue/run.ts --bench [--updates=N] [--profile]
  *        ts-node test/e2e/queue/run.ts --remove-duplicates   (scenario 2 with n8n's Remove Duplicates, measured)
  *        ts-node test/e2e/queue/run.ts --crash               (the polling trigger with the main killed mid-burst, measured)
@@ -57,9 +57,7 @@ async function main(): Promise<number> {
 		screenshotDir: join(outputDir, 'screenshots'),
 		keep: args.includes('--keep'),
 		started,
-		// Two clusters at a time: most of a cluster's life is waiting (n8n's stall checks, restarts, timers);
-		// the bursts run alone.
-		parallel: parallelism(args, 2),
+		parallel: parallelism(args, 1),
 	});
 	return failed === 0 ? 0 : 1;
 }

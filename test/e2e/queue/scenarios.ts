@@ -114,9 +114,6 @@ function rate(count: number, seconds: number): string {
 }
 
 const echoAtScale: Scenario = {
-	// A burst that loads every process of its cluster: beside another cluster, a webhook process's database
-	// ping can wait past n8n's 5 s and answer 503 (Sizing, docs/queue-mode.md), which is not what it tests.
-	alone: true,
 	name: '500 messages and clicks at max_connections 40: each answered once, executions on both workers, calls through both webhook processes',
 	async run(ctx) {
 		const { emulator, cluster, workflowId } = await echoBotInCluster(ctx);
@@ -294,9 +291,6 @@ async function duplicateWindowRun(ctx: ScenarioContext, removeDuplicates: boolea
 }
 
 const duplicateWindow: Scenario = {
-	// A burst that loads every process of its cluster: beside another cluster, a webhook process's database
-	// ping can wait past n8n's 5 s and answer 503 (Sizing, docs/queue-mode.md), which is not what it tests.
-	alone: true,
 	name: 'duplicate window: 10% of 500 updates re-sent after a lost answer; none lost, none run twice when the copy reaches the same webhook process; copies reaching the other process measured',
 	async run(ctx) {
 		await duplicateWindowRun(ctx, false);
@@ -312,9 +306,6 @@ const LOST_ANSWER_EVERY = 5;
  * on the way to the main, so the service hands those updates out again (it was not told they were done).
  */
 const duplicateWindowPolling: Scenario = {
-	// A burst that loads every process of its cluster: beside another cluster, a webhook process's database
-	// ping can wait past n8n's 5 s and answer 503 (Sizing, docs/queue-mode.md), which is not what it tests.
-	alone: true,
 	name: 'duplicate window, polling: 500 messages, every fifth getUpdates answer lost on its way so the service sends its updates again; none lost, none run twice',
 	async run(ctx) {
 		const emulator = await ctx.emulator();
@@ -898,9 +889,6 @@ const lifecycle: Scenario = {
 };
 
 const threeWorkflowsOneBot: Scenario = {
-	// A burst that loads every process of its cluster: beside another cluster, a webhook process's database
-	// ping can wait past n8n's 5 s and answer 503 (Sizing, docs/queue-mode.md), which is not what it tests.
-	alone: true,
 	name: 'three workflows on one bot: 300 updates at max_connections 40 through the webhook processes; each update ran once in every workflow that selects it, none lost',
 	async run(ctx) {
 		const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
