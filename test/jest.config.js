@@ -12,9 +12,9 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/test/tsconfig.json' }],
 	},
 	testTimeout: 30000,
-	// The suite mostly waits on timers, the emulator and n8n-core's engine, not on the CPU: three
-	// workers on a 2-core machine took 168 s where one took 278 s (a CPU count's default gives one).
-	maxWorkers: Math.max(3, require('os').cpus().length),
+	// The suite mostly waits on timers, the emulator and n8n-core's engine, not on the CPU: on a
+	// 2-core machine one worker took 278 s, three 165–168 s, five 132 s (a CPU count's default gives one).
+	maxWorkers: Math.max(5, require('os').cpus().length),
 	// The triggers' background waits, shortened for every test file (harness/timings.ts says why).
 	setupFiles: ['<rootDir>/test/harness/timings.ts'],
 };
