@@ -31,7 +31,8 @@ export class ScenarioContext {
 		readonly write: (text: string) => void = (text) => process.stdout.write(text),
 		/**
 		 * A prepared user folder (prepareUserFolder) that each new n8n starts from, instead of an empty one
-		 * where n8n first migrates its database (about 2.4 of a boot's 8 CPU-seconds). Only for n8n on
+		 * where n8n first migrates its database (8.4 CPU-seconds from start to ready and stopped, against
+		 * 11.1 in an empty folder). Only for n8n on
 		 * SQLite with the folder's own encryption key, not for queue mode.
 		 */
 		readonly prepared?: string,
