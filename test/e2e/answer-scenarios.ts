@@ -259,7 +259,8 @@ const approvalOnTheWebPage: Scenario = {
 /**
  * The approval as a new user builds it, nothing mapped: Service Bot Trigger → Send and Wait →
  * Send Message, both action nodes as the editor adds them today (version 4, Chat left at its default,
- * From Trigger). A request in the group chat is asked about there, and the decision goes there.
+ * From Trigger). A request in the group chat is asked about there, and the decision goes there. Then
+ * the same bot as `npm run dev` has it ready (approval-from-chat.json), tried in the private chat.
  */
 const approvalWithNothingMapped: Scenario = {
 	name: 'a new approval bot with every Chat left at its default: the question and the decision go to the chat the request came from; so does the ready example approval-from-chat',
