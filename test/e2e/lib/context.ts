@@ -140,8 +140,10 @@ export async function prepareUserFolder(install: N8nInstall, tarball: string, di
 	} finally {
 		await n8n.stop();
 	}
-	// n8n's event log of this first start is no scenario's history.
+	// n8n's event log of this first start is no scenario's history, and the editor's files n8n wrote
+	// into .cache (48 MB) it writes again at every start: a copy of them costs and saves nothing.
 	const data = join(userFolder, '.n8n');
 	for (const file of readdirSync(data)) if (file.startsWith('n8nEventLog')) rmSync(join(data, file));
+	rmSync(join(userFolder, '.cache'), { recursive: true, force: true });
 	return userFolder;
 }
