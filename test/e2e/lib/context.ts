@@ -32,8 +32,8 @@ export class ScenarioContext {
 		/**
 		 * A prepared user folder (prepareUserFolder) that each new n8n starts from, instead of an empty one
 		 * where n8n first migrates its database (8.4 CPU-seconds from start to ready and stopped, against
-		 * 11.1 in an empty folder). Only for n8n on
-		 * SQLite with the folder's own encryption key, not for queue mode.
+		 * 11.1 in an empty folder). Only for n8n on SQLite with the folder's own encryption key, not for
+		 * queue mode.
 		 */
 		readonly prepared?: string,
 	) {}
