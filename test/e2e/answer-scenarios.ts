@@ -16,7 +16,7 @@ import type { EmulatorProcess, InlineButton, StoredMessage } from '../real-n8n/e
 import { PACKAGE_NAME } from '../real-n8n/install';
 import { hasEnded, type Json, type N8n } from '../real-n8n/n8n';
 import { waitFor } from '../real-n8n/processes';
-import { exampleCopy, inSequence, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
+import { exampleCopy, inSequence, untilWebhookOf, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
 import type { Scenario } from './lib/runner';
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
@@ -319,8 +319,7 @@ const approvalWithNothingMapped: Scenario = {
 		const example = exampleCopy(APPROVAL_EXAMPLE, { [DEMO_CREDENTIAL_ID]: credentialId });
 		const exampleId = String((await n8n.createWorkflow(example)).id);
 		await n8n.activate(exampleId);
-		const exampleWebhookId = String((example.nodes as Json[]).find((node: Json) => node.name === 'Service Bot Trigger')?.webhookId);
-		await waitFor('the example to register its webhook', async () => (String((await emulator.webhook())?.url ?? '').includes(exampleWebhookId) ? true : undefined), { limitMs: 60_000 });
+		await untilWebhookOf(emulator, example, 'the example');
 		// In the private chat, the chat page's default, where a person tries it.
 		await emulator.userSends('refund 7');
 		const asked = await waitFor(

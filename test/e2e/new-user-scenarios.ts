@@ -16,7 +16,7 @@ import { PACKAGE_NAME } from '../real-n8n/install';
 import type { Json, N8n } from '../real-n8n/n8n';
 import { waitFor } from '../real-n8n/processes';
 import type { Scenario } from './lib/runner';
-import { exampleCopy, inSequence, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
+import { exampleCopy, inSequence, untilWebhookOf, pollingTrigger, serviceBotCredentials, webhookTrigger } from './lib/workflow';
 
 const ACTION_TYPE = `${PACKAGE_NAME}.serviceBot`;
 
@@ -103,8 +103,7 @@ const photoTrueSize: Scenario = {
 		const example = exampleCopy(FILES_EXAMPLE, { [DEMO_CREDENTIAL_ID]: credentialId }) as Json;
 		const filesBotId = String((await n8n.createWorkflow(example)).id);
 		await n8n.activate(filesBotId);
-		const filesWebhookId = String((example.nodes as Json[]).find((node: Json) => node.name === 'Service Bot Trigger')?.webhookId);
-		await waitFor('the files bot to register its webhook', async () => (String((await emulator.webhook())?.url ?? '').includes(filesWebhookId) ? true : undefined), { limitMs: 60_000 });
+		await untilWebhookOf(emulator, example, 'the files bot');
 		const kilobytes = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
 		const photo = png(1600, 1000);
 		const report = Buffer.alloc(12_595, 'x');

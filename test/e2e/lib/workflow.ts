@@ -4,7 +4,9 @@
  * and positions, so saved workflows stay as they were.
  */
 import { DEMO_CREDENTIAL_NAME, exampleWorkflow } from '../../dev/demo';
+import type { EmulatorProcess } from '../../real-n8n/emulator-process';
 import { PACKAGE_NAME } from '../../real-n8n/install';
+import { waitFor } from '../../real-n8n/processes';
 
 export type WorkflowNode = Record<string, unknown>;
 
@@ -26,6 +28,13 @@ export function exampleCopy(example: { file: string }, credentialIds: Record<str
 	delete copy.id;
 	delete copy.active;
 	return copy;
+}
+
+/** Resolves once the service's webhook is the one of `workflow`'s Service Bot Trigger (its webhookId in the URL). */
+export async function untilWebhookOf(emulator: EmulatorProcess, workflow: WorkflowNode, label: string): Promise<void> {
+	const trigger = (workflow.nodes as WorkflowNode[]).find((node) => node.name === 'Service Bot Trigger');
+	const webhookId = String(trigger?.webhookId);
+	await waitFor(`${label} to register its webhook`, async () => (String((await emulator.webhook())?.url ?? '').includes(webhookId) ? true : undefined), { limitMs: 60_000 });
 }
 
 /** The credential reference of a package node. */
