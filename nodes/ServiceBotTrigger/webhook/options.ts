@@ -20,13 +20,14 @@ function confirmDeliveryField(defaultValue: ConfirmDelivery): INodeProperties {
 		name: 'confirmDelivery',
 		type: 'options',
 		default: defaultValue,
-		description: 'When the service is told that an update arrived. Until then it keeps the update and sends it again.',
+		description:
+			'When the service is told that an update arrived. Until then it keeps the update and sends it again. In queue mode a run whose worker dies is not run again with either choice: the Polling Trigger runs it again.',
 		options: [
 			{
 				name: 'When the Run Starts',
 				value: 'whenStarted',
 				description:
-					'As soon as the execution exists. A run that a restart or a kill of n8n (regular mode) cuts off is not run again. Enough in queue mode, and faster there.',
+					'As soon as the execution exists. A run that a restart or a kill of n8n (regular mode) cuts off is not run again. In queue mode a restart of the main or of a webhook process loses nothing with it, and it is faster.',
 			},
 			{
 				name: 'When the Run Ends',
