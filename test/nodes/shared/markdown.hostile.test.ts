@@ -2,14 +2,14 @@
  * Markdown From AI on hostile text. The converter runs synchronously inside n8n's process on text any
  * chat user can influence (an AI bot quotes the user), so its time must grow linearly with the text.
  * Proven without wall-clock upper bounds (test/harness/growth.ts): each family of hostile input is
- * converted at growing sizes and the time for 8n over the time for n must stay under 30; generated
+ * converted at growing sizes and the time for 64n over the time for n must stay under 512; generated
  * hostile texts must stay under a generous budget per character.
  */
 import fc from 'fast-check';
 
 import { markdownToHtml } from '../../../nodes/shared/markdown/blocks';
 import { checkFormatting } from '../../emulator/formatting';
-import { BUDGET_PER_CHAR_MS, MAX_GROWTH_8X, growth, msPerRun, showSizes } from '../../harness/growth';
+import { BUDGET_PER_CHAR_MS, growth, growthVerdict, msPerRun } from '../../harness/growth';
 
 const msPerConversion = (text: string, options?: Parameters<typeof msPerRun>[2]): number => msPerRun(markdownToHtml, text, options);
 
@@ -53,10 +53,10 @@ const families: Array<[string, (n: number) => string]> = [
 	['mixed markup', (n) => cycle(['*', '_', '**', '__', '~~', '[', '](', '`', '<', '\\', ' ', 'a', '(', ')', '!'], n)],
 ];
 
-describe('conversion time grows linearly with hostile text (time for 8n / time for n < 30)', () => {
+describe('conversion time grows linearly with hostile text (time for 64n / time for n < 512)', () => {
 	test.each(families)('%s', async (_name, make) => {
 		const { ratio, sizes } = await growth(markdownToHtml, make);
-		expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, times: showSizes(sizes) }).toMatchObject({ under: true });
+		expect(growthVerdict({ ratio, sizes })).toBe('linear');
 	});
 });
 

@@ -4,7 +4,7 @@
  * written, `<` and `&`, emoji cut between their two halves, a table, longer than a message) converts
  * into parts that the emulator's sendMessage and editMessageText accept with parse_mode HTML (the
  * emulator checks the HTML by the spec's rules), each within the length limit. The conversion of a
- * growing answer takes time linear in its length (time for 8n over time for n, as
+ * growing answer takes time linear in its length (time for 64n over time for n, as
  * test/nodes/shared/markdown.hostile.test.ts measures: no wall-clock upper bound on the whole).
  */
 
@@ -12,7 +12,7 @@ import fc from 'fast-check';
 
 import { answerParts, shownSoFar } from '../../../../../nodes/shared/trigger/stream/answerText';
 import { useEmulator } from '../../../../harness/emulator-suite';
-import { BUDGET_PER_CHAR_MS, MAX_GROWTH_8X, growth, showSizes } from '../../../../harness/growth';
+import { BUDGET_PER_CHAR_MS, growth, growthVerdict } from '../../../../harness/growth';
 
 const suite = useEmulator();
 
@@ -84,11 +84,9 @@ test('a prefix that shows nothing yet (spaces, an empty fence) is no message; on
 	expect(answerParts('Hi 😀'.slice(0, 4))).toEqual([{ text: 'Hi ', parseMode: 'HTML' }]);
 });
 
-test('converting a growing hostile answer takes time linear in its length (time for 8n / time for n < 30; under 50 µs a character)', async () => {
-	// The growth harness measures again after a pause when a size looks slow: a loaded machine's slow
-	// spell passes, real growth stays (once, under load 14, a single measurement gave a ratio over 30).
+test('converting a growing hostile answer takes time linear in its length (time for 64n / time for n < 512; under 50 µs a character)', async () => {
 	const { ratio, sizes } = await growth((answer) => answerParts(answer, LIMIT), (n) => hostileAnswer(n * 10));
-	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, sizes: showSizes(sizes) }).toMatchObject({ under: true });
+	expect(growthVerdict({ ratio, sizes })).toBe('linear');
 	const largest = sizes[sizes.length - 1];
 	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
 });
@@ -105,7 +103,7 @@ const UNFINISHED_LINES: Array<[string, (n: number) => string]> = [
 
 test.each(UNFINISHED_LINES)('what a streamed answer shows of its last line takes time linear in the line (%s)', async (_family, make) => {
 	const { ratio, sizes } = await growth((line) => shownSoFar(`Intro\n\n${line}`), make);
-	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, sizes: showSizes(sizes) }).toMatchObject({ under: true });
+	expect(growthVerdict({ ratio, sizes })).toBe('linear');
 	const largest = sizes[sizes.length - 1];
 	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
 });
@@ -123,7 +121,7 @@ const TABLE_TAILS: Array<[string, (n: number) => string]> = [
 
 test.each(TABLE_TAILS)('what a streamed answer shows of a table still being written takes time linear in the answer (%s)', async (_family, make) => {
 	const { ratio, sizes } = await growth((tail) => shownSoFar(`Intro\n\n${tail}`), make);
-	expect({ ratio: Number(ratio.toFixed(1)), under: ratio < MAX_GROWTH_8X, sizes: showSizes(sizes) }).toMatchObject({ under: true });
+	expect(growthVerdict({ ratio, sizes })).toBe('linear');
 	const largest = sizes[sizes.length - 1];
 	expect(largest.ms / largest.length).toBeLessThan(BUDGET_PER_CHAR_MS);
 });
