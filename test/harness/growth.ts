@@ -102,6 +102,6 @@ export function growthVerdict({ ratio, sizes }: { ratio: number; sizes: Measured
 }
 
 /** The sizes and times, for a failing assertion's message. */
-export function showSizes(sizes: Measured[]): string {
+function showSizes(sizes: Measured[]): string {
 	return sizes.map(({ length, ms }) => `${length} chars: ${ms.toFixed(3)} ms`).join(', ');
 }
