@@ -774,6 +774,11 @@ export async function startWebhookServer(
 		hold?: (path: string) => Promise<void> | undefined;
 		/** How the run a delivery to `path` starts ends (`WebhookRequest.runEnds`); called when webhook() is called. */
 		runEnds?: (path: string) => Promise<'succeeded' | 'failed'> | undefined;
+		/**
+		 * An answer n8n gives a request to `path` before any workflow sees it (e.g. its
+		 * `503 Database is not ready!` under load); undefined lets the request through.
+		 */
+		refuse?: (path: string) => { status: number; body: unknown } | undefined;
 	} = {},
 ): Promise<WebhookServer> {
 	const harnesses = Array.isArray(served) ? served : [served];
@@ -821,6 +826,12 @@ export async function startWebhookServer(
 			if (route === undefined || req.method !== 'POST') {
 				if (probe) probes.push({ path, status: 404 });
 				reply(404, { code: 404, message: 'The requested webhook is not registered.' });
+				return;
+			}
+			const refusal = options.refuse?.(path);
+			if (refusal) {
+				if (probe) probes.push({ path, status: refusal.status });
+				reply(refusal.status, refusal.body);
 				return;
 			}
 			const headers: Record<string, string> = {};

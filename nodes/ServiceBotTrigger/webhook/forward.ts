@@ -6,9 +6,12 @@
  * A slow or failing listener costs only itself. The receiver waits for the copies at most
  * `FORWARD_TIMING.waitMs` before it answers the service and starts its own run (the service waits about
  * 10 s for an answer and then sends the update again, to everyone); a copy not taken by then goes on
- * in the background, and a copy that failed is sent again a few times over half a minute (a listener
- * whose workflow n8n is activating after a restart answers 404 for a few seconds). Each listener has
- * its own duplicate window, so a copy sent twice runs once.
+ * in the background, and a copy that failed is sent again. A listener that is not there (404: n8n is
+ * activating its workflow after a restart, or it was unpublished) is given half a minute. A listener
+ * that is there but busy (5xx such as n8n's "503 Database is not ready!" under load, 429, no answer)
+ * is given up to 15 minutes: it will take the copy once it recovers, and giving up earlier loses the
+ * update for that workflow although the service was told it arrived. Each listener has its own
+ * duplicate window, so a copy sent twice runs once.
  */
 import type { IWebhookFunctions, RequestHelperFunctions } from 'n8n-workflow';
 
@@ -32,6 +35,10 @@ export const FORWARD_TIMING = {
 	timeoutMs: 30_000,
 	/** Waits before each further attempt of a copy that failed: about half a minute in all. */
 	retryDelaysMs: [1_000, 2_000, 4_000, 8_000, 16_000] as readonly number[],
+	/** A listener still busy after those attempts is tried again at this interval… */
+	busyRetryEveryMs: 30_000,
+	/** …until this long after the first attempt (a listener that is not there is not waited for so long). */
+	busyRetryForMs: 15 * 60_000,
 };
 const WARN_INTERVAL_MS = 60_000;
 /** When each listener last caused a warning (bounded). */
@@ -67,35 +74,48 @@ async function post(ctx: ListenerClient, origin: string, token: string, listener
 	return typeof response === 'object' && response !== null ? Number((response as { statusCode?: unknown }).statusCode) : 200;
 }
 
-/** What one attempt of a copy came to. */
-type Attempt = { readonly done: true } | { readonly done: false; readonly why: string };
+/**
+ * What one attempt of a copy came to: taken, a listener that is not there (404), or one that is there
+ * but could not take it now (busy).
+ */
+type Attempt = { readonly outcome: 'taken' } | { readonly outcome: 'absent' | 'busy'; readonly why: string };
 
 async function attempt(ctx: IWebhookFunctions, origin: string, token: string, listener: Listener, body: object): Promise<Attempt> {
 	try {
 		const status = await post(ctx, origin, token, listener, body, FORWARD_TIMING.timeoutMs);
 		// A test's URL is gone as soon as it got its event; n8n removes it from the list right after.
-		if (status < 300 || (listener.run === 'test' && status === 404)) return { done: true };
+		if (status < 300 || (listener.run === 'test' && status === 404)) return { outcome: 'taken' };
+		if (status === 404) return { outcome: 'absent', why: 'answered 404' };
 		// A refusal other than 404 will not change by asking again (it is not a listener of this bot).
-		if (status >= 400 && status < 500 && status !== 404 && status !== 429) return { done: true };
-		return { done: false, why: `answered ${status}` };
+		if (status >= 400 && status < 500 && status !== 429) return { outcome: 'taken' };
+		return { outcome: 'busy', why: `answered ${status}` };
 	} catch (error) {
-		return { done: false, why: `could not be reached: ${messageOf(error)}` };
+		return { outcome: 'busy', why: `could not be reached: ${messageOf(error)}` };
 	}
 }
 
-/** Sends one listener its copy, again after a failure, until it takes it or the attempts run out. */
+/** Sends one listener its copy, again after a failure, until it takes it or its time runs out. */
 async function forwardTo(ctx: IWebhookFunctions, origin: string, token: string, listener: Listener, body: object): Promise<void> {
+	const firstAt = Date.now();
 	let result = await attempt(ctx, origin, token, listener, body);
 	for (const delay of FORWARD_TIMING.retryDelaysMs) {
-		if (result.done) return;
+		if (result.outcome === 'taken') return;
 		await pause(delay);
 		result = await attempt(ctx, origin, token, listener, body);
 	}
-	if (result.done) return;
+	while (result.outcome === 'busy' && Date.now() - firstAt + FORWARD_TIMING.busyRetryEveryMs <= FORWARD_TIMING.busyRetryForMs) {
+		await pause(FORWARD_TIMING.busyRetryEveryMs);
+		result = await attempt(ctx, origin, token, listener, body);
+	}
+	if (result.outcome === 'taken') return;
+	const node = ctx.getNode().name;
+	const seconds = Math.round((Date.now() - firstAt) / 1000);
 	warnOnce(
 		ctx,
 		listener,
-		`Service Bot Trigger "${ctx.getNode().name}": the workflow listening to this bot at ${listener.path} ${result.why}, also when sent the update again over ${FORWARD_TIMING.retryDelaysMs.reduce((sum, delay) => sum + delay, 0) / 1000} s; it misses updates until it answers again. If that workflow was unpublished or deleted, publish any workflow of this bot again: the bot's listeners are then checked (logged at most once a minute)`,
+		result.outcome === 'absent'
+			? `Service Bot Trigger "${node}": the workflow listening to this bot at ${listener.path} ${result.why}, also when sent the update again over ${seconds} s; it misses updates until it answers again. If that workflow was unpublished or deleted, publish any workflow of this bot again: the bot's listeners are then checked (logged at most once a minute)`
+			: `Service Bot Trigger "${node}": the workflow listening to this bot at ${listener.path} ${result.why}, also when sent the update again for ${seconds} s, so it missed this update. Its n8n was busy or down that long: check that n8n's log and its database (logged at most once a minute)`,
 	);
 }
 

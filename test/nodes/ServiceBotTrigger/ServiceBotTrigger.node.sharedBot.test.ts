@@ -57,15 +57,19 @@ async function workflow(
 	return harness;
 }
 
+/** How n8n's port treats requests before a workflow gets them (startWebhookServer's options). */
+type PortBehaviour = NonNullable<Parameters<typeof startWebhookServer>[1]>;
+
 /**
  * Serves these workflows on n8n's one port (a workflow not served answers 404, as an unknown path);
- * `hold`: a delivery to a path waits for what it returns (a slow workflow).
+ * `hold`: a delivery to a path waits for what it returns (a slow workflow); `refuse`: n8n answers it
+ * instead of the workflow (a busy n8n).
  */
-async function serve(...workflows: Array<TriggerHarness | { hold: (path: string) => Promise<void> | undefined }>): Promise<WebhookServer> {
+async function serve(...workflows: Array<TriggerHarness | PortBehaviour>): Promise<WebhookServer> {
 	await server?.close();
-	const harnesses = workflows.filter((entry): entry is TriggerHarness => !('hold' in entry));
-	const held = workflows.find((entry): entry is { hold: (path: string) => Promise<void> | undefined } => 'hold' in entry);
-	server = await startWebhookServer(harnesses, { hold: held?.hold });
+	const harnesses = workflows.filter((entry): entry is TriggerHarness => 'receive' in entry);
+	const behaviour = Object.assign({}, ...workflows.filter((entry): entry is PortBehaviour => !('receive' in entry))) as PortBehaviour;
+	server = await startWebhookServer(harnesses, behaviour);
 	return server;
 }
 
@@ -442,6 +446,52 @@ describe('several published workflows on one bot', () => {
 		const warned = logs.messages('warn').join('\n');
 		expect(warned).toContain(`the workflow listening to this bot at ${new URL(down.webhookUrl).pathname} answered 404, also when sent the update again`);
 		expect(warned.split('answered 404')).toHaveLength(2);
+	});
+
+	test("a workflow whose n8n answers 503 (Database is not ready!) for longer than half a minute's attempts still runs the update once it answers; the others run it at once; nothing logged", async () => {
+		// The waits shortened: four attempts in the first schedule, then every 20 ms for up to 5 s.
+		jest.replaceProperty(FORWARD_TIMING, 'busyRetryEveryMs', 20);
+		jest.replaceProperty(FORWARD_TIMING, 'busyRetryForMs', 5_000);
+		const [receiver, quick, busy] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(receiver, quick, busy);
+		for (const harness of [receiver, quick, busy]) await harness.activate();
+		const busyPath = new URL(busy.webhookUrl).pathname;
+		let refused = 0;
+		// n8n's webhook process answers every request 503 while its database check fails (as under load).
+		const refuse = (path: string) => (path === busyPath && refused < 8 ? (refused++, { status: 503, body: { code: 503, message: 'Database is not ready!' } }) : undefined);
+		await serve(receiver, quick, busy, { refuse });
+		const update = await say('are you busy?');
+		await emu.idle();
+		expect(ran(receiver)).toEqual([update]);
+		expect(ran(quick)).toEqual([update]);
+		await until(() => ran(busy).length > 0);
+		expect(refused).toBe(8);
+		expect(ran(busy)).toEqual([update]);
+		expect(emu.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: null });
+		expect(logs.messages('warn').filter((message) => message.includes(busyPath))).toEqual([]);
+	});
+
+	test('a workflow whose n8n stays busy (503) past the longer wait is given up: the log names it, says it missed the update and where to look', async () => {
+		jest.replaceProperty(FORWARD_TIMING, 'busyRetryEveryMs', 20);
+		jest.replaceProperty(FORWARD_TIMING, 'busyRetryForMs', 300);
+		const [receiver, busy] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(receiver, busy);
+		for (const harness of [receiver, busy]) await harness.activate();
+		const busyPath = new URL(busy.webhookUrl).pathname;
+		let refused = 0;
+		const refuse = (path: string) => (path === busyPath ? (refused++, { status: 503, body: { code: 503, message: 'Database is not ready!' } }) : undefined);
+		await serve(receiver, busy, { refuse });
+		const update = await say('still busy?');
+		await emu.idle();
+		expect(ran(receiver)).toEqual([update]);
+		await until(() => logs.messages('warn').some((message) => message.includes(busyPath)));
+		const warned = logs.messages('warn').filter((message) => message.includes(busyPath));
+		expect(warned).toHaveLength(1);
+		expect(warned[0]).toContain(`the workflow listening to this bot at ${busyPath} answered 503, also when sent the update again for`);
+		expect(warned[0]).toContain('so it missed this update. Its n8n was busy or down that long: check that n8n\'s log and its database');
+		// More attempts than the half minute's schedule (1 + 3 here): the longer wait was used.
+		expect(refused).toBeGreaterThan(4);
+		expect(ran(busy)).toEqual([]);
 	});
 });
 
