@@ -114,6 +114,8 @@ export interface WebhookRequest {
 	 * a saturated database): it answers 500 "Workflow could not be started!" and nothing runs.
 	 */
 	startFails?: boolean;
+	/** n8n creates the execution (or fails to, `startFails`) only once this settles: a saturated database. */
+	startsAfter?: Promise<void>;
 	/**
 	 * When the execution the delivery starts ends, for a webhook in response mode 'streaming': n8n ends
 	 * the push's response then (failed or not). Default: at once. `receive` returns when the sender got
@@ -490,6 +492,7 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					: workflow.expression.getSimpleParameterValue(startNode, webhookDescription().responseMode, isTest ? 'manual' : 'webhook', {}, undefined, 'onReceived');
 				const result = await options.nodeType.webhook!.call(context);
 				startsExecution = result.workflowData !== undefined;
+				if (startsExecution) await request.startsAfter;
 				const streaming = responseMode === 'streaming' && result.workflowData !== undefined;
 				if (result.noWebhookResponse === true && (!streaming || res.headersSent)) {
 					// Sent by the node inside webhook(), serialized then (FakeResponse, as express).
@@ -544,6 +547,11 @@ export function createTriggerHarness(options: TriggerHarnessOptions): TriggerHar
 					responseBody: { code: 0, message: 'Workflow Webhook Error: Workflow could not be started!' },
 					error: error as Error,
 				};
+				// n8n answers a failed webhook() through the same response object (webhook-helpers.js ~561).
+				if (!res.headersSent) {
+					res.onSent = undefined;
+					res.status(receipt.status).json(receipt.responseBody);
+				}
 			} finally {
 				// n8n 2.41.1 saves a production webhook's static data after the call, but the execution the
 				// call starts is created on the same static data, which resets n8n's "changed" flag first:
@@ -779,6 +787,8 @@ export async function startWebhookServer(
 		 * `503 Database is not ready!` under load); undefined lets the request through.
 		 */
 		refuse?: (path: string) => { status: number; body: unknown } | undefined;
+		/** How n8n creates the execution a delivery to `path` starts (`WebhookRequest.startsAfter`, `startFails`); called per delivery. */
+		starts?: (path: string) => Pick<WebhookRequest, 'startsAfter' | 'startFails'> | undefined;
 	} = {},
 ): Promise<WebhookServer> {
 	const harnesses = Array.isArray(served) ? served : [served];
@@ -842,7 +852,16 @@ export async function startWebhookServer(
 			Promise.resolve(probe ? undefined : options.hold?.(path))
 				.then(
 					async () =>
-						await route.harness.receive({ headers, rawBody: Buffer.concat(chunks), method: req.method, mode: route.mode, query, onAnswer: reply, runEnds: probe ? undefined : options.runEnds?.(path) }),
+						await route.harness.receive({
+							headers,
+							rawBody: Buffer.concat(chunks),
+							method: req.method,
+							mode: route.mode,
+							query,
+							onAnswer: reply,
+							runEnds: probe ? undefined : options.runEnds?.(path),
+							...(probe ? {} : options.starts?.(path)),
+						}),
 				)
 				.then((receipt) => {
 					if (probe) probes.push({ path, status: receipt.status });

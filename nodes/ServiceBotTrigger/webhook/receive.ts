@@ -8,12 +8,14 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { answerDesk } from '../../shared/trigger/answerDelivery';
 import { deliverUpdate } from '../../shared/trigger/deliver';
-import { forget } from '../../shared/trigger/duplicates';
+import type { Settle } from '../../shared/trigger/duplicates';
+import { claim } from '../../shared/trigger/duplicates';
 import { hasFilesToDownload, withFiles } from '../../shared/trigger/files';
 import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
 import { recentToken } from '../../shared/transport/token';
 import { routed } from '../../shared/trigger/output';
+import { updateIdOf } from '../../shared/trigger/update';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
 import { streamAnswers } from '../../shared/trigger/stream/pushStream';
 import { showTyping } from '../../shared/trigger/typing';
@@ -74,25 +76,29 @@ function senderOf(ctx: IWebhookFunctions, token: string, received: unknown, iden
 /** What of n8n's response to a push the trigger needs: Node's ServerResponse, seen structurally. */
 interface PushResponse {
 	readonly statusCode?: unknown;
-	once?(event: 'finish', listener: () => void): unknown;
+	end?: (...args: unknown[]) => unknown;
 }
 
 /**
- * The duplicate window recorded the update when it arrived, before n8n created its execution. n8n
- * answers the push (response mode onReceived) 200 once the execution exists, and 5xx when it could
- * not create it: measured in queue mode with a saturated database ("Workflow could not be started!",
- * "There was a problem executing the workflow"). Such an update is taken out of the window, so the
- * service's next push of it runs instead of being answered "already received" and lost. The price,
- * read in n8n 2.41.1 and not seen in any run: in queue mode n8n also answers 5xx when a hook fails
- * after the job was queued (`workflow-runner.js` ~504–506), and that job still runs; its update then
- * runs a second time when the service sends it again.
+ * Settles the push's claim on its update (duplicates.ts `claim`) with n8n's answer: 200 once the
+ * execution exists (response mode onReceived), or once the run ended (Confirm Delivery "When the Run
+ * Ends", answer.ts, which ends through this); 5xx when n8n could not create the execution (measured
+ * in queue mode with a saturated database: "Workflow could not be started!", "There was a problem
+ * executing the workflow") or webhook() failed. A 5xx takes the update out of the window, so its
+ * next push runs. Read where the answer is written (`end`, its status set), not at `finish`: a
+ * sender that gave up waiting closed the connection, and then `finish` never comes. The price, read
+ * in n8n 2.41.1 and not seen in any run: in queue mode n8n also answers 5xx when a hook fails after
+ * the job was queued (`workflow-runner.js` ~504–506), and that job still runs; its update then runs a
+ * second time when the service sends it again.
  */
-function forgetUnlessStarted(ctx: IWebhookFunctions, windowKey: string, updateId: number): void {
+function settleOnAnswer(ctx: IWebhookFunctions, settle: Settle): void {
 	const res = ctx.getResponseObject() as unknown as PushResponse;
-	if (typeof res.once !== 'function') return;
-	res.once('finish', () => {
-		if (Number(res.statusCode) >= 500) forget(windowKey, updateId);
-	});
+	const end = res.end?.bind(res);
+	if (!end) return settle(true);
+	res.end = (...args: unknown[]): unknown => {
+		settle(Number(res.statusCode ?? 200) < 500);
+		return end(...args);
+	};
 }
 
 export async function receive(this: IWebhookFunctions): Promise<IWebhookResponseData> {
@@ -123,7 +129,18 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	const forwarding = fromService ? forwardToListeners(this, token, { webhookId: identity.webhookId, run }, waitMs) : Promise.resolve();
 	const settings = readDeliverySettings(this);
 	const windowKey = deliveryKey(token, identity, 'webhook', run);
-	const delivery = await deliverUpdate(this.getBodyData(), {
+	const body = this.getBodyData();
+	const updateId = updateIdOf(body);
+	const settle = updateId === undefined ? undefined : await claim(windowKey, updateId);
+	if (updateId !== undefined && !settle) {
+		// An earlier push of this update still waits for n8n's answer: the sender tries again later.
+		this.logger.debug(`Service Bot Trigger "${node.name}": update ${updateId} answered 503: an earlier push of it is still waiting for n8n`);
+		this.getResponseObject().status(503).json({ message: 'This update is still being received; send it again later' });
+		await forwarding;
+		return { noWebhookResponse: true };
+	}
+	if (settle) settleOnAnswer(this, settle);
+	const delivery = await deliverUpdate(body, {
 		settings,
 		windowKey,
 		// The trigger the service pushed to brings answers (a test too, while it receives the bot's
@@ -147,7 +164,6 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 		// The service is answered once this run and the copies' runs ended, or at the bound (answer.ts); a
 		// file is downloaded before the run starts, within the same bound.
 		const ran = answerAfterRun(this, arrivedAt, forwarding);
-		forgetUnlessStarted(this, windowKey, delivery.updateId);
 		if (settings.showTyping) showTyping(this, delivery.update, ran);
 		const item = hasFilesToDownload([delivery.update], settings) ? await withFiles(this, [delivery.update], delivery.item, settings) : { json: delivery.item };
 		// noWebhookResponse: n8n still hands this response to the execution and ends it at the run's end,
@@ -161,9 +177,9 @@ export async function receive(this: IWebhookFunctions): Promise<IWebhookResponse
 	// Stream AI Answers: the push is answered now, and the execution's end is known (its response ends).
 	const ended = streamsAnswers(this) ? streamAnswers(this, delivery.update) : undefined;
 	if (settings.showTyping) showTyping(this, delivery.update, ended);
+	// Streaming answered the push itself (its end is the run's): n8n's answer (a 5xx when it cannot start) is not seen there.
+	if (ended) settle?.(true);
 	if (!hasFilesToDownload([delivery.update], settings)) {
-		// Streaming answered the push itself: n8n's answer (a 5xx when it cannot start) is not seen there.
-		if (!ended) forgetUnlessStarted(this, windowKey, delivery.updateId);
 		return { workflowData: routed(delivery.update, { json: delivery.item }, settings), ...(ended && { noWebhookResponse: true }) };
 	}
 	// n8n answers the service only once webhook() returned, and a file of up to 20 MB can take longer

@@ -30,8 +30,10 @@ export interface ClusterOptions {
 	recordCallsTo?: string;
 	/** With `recordCallsTo`: calls to the service whose answer the process never gets. */
 	dropServiceAnswer?: (call: ServiceCall, answer: Record<string, unknown>) => boolean;
-	/** Extra environment of the webhook processes (the bench's CPU profiles). */
+	/** Extra environment of the webhook processes (the bench's CPU profiles, a database pool). */
 	webhookEnv?: NodeJS.ProcessEnv;
+	/** Extra environment of the workers (a database pool). */
+	workerEnv?: NodeJS.ProcessEnv;
 }
 
 /** One line of n8n's JSON log output (N8N_LOG_FORMAT=json). */
@@ -111,7 +113,7 @@ export class QueueCluster {
 		const workerProcs: N8n[] = [];
 		for (let i = 1; i <= workers; i += 1) {
 			const name = `worker-${i}`;
-			workerProcs.push(await ctx.n8n({ name, command: 'worker', args: [`--concurrency=${WORKER_CONCURRENCY}`], env: await envOf(name) }));
+			workerProcs.push(await ctx.n8n({ name, command: 'worker', args: [`--concurrency=${WORKER_CONCURRENCY}`], env: { ...(await envOf(name)), ...options.workerEnv } }));
 		}
 		const webhookProcs: N8n[] = [];
 		for (let i = 1; i <= webhooks; i += 1) {

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 
 import { ServiceBot } from '../../../nodes/ServiceBot/ServiceBot.node';
 import { FORWARD_TIMING } from '../../../nodes/ServiceBotTrigger/webhook/forward';
+import { IN_FLIGHT_TIMING } from '../../../nodes/shared/trigger/duplicates';
 import { WRITE_TIMING } from '../../../nodes/ServiceBotTrigger/webhook/lifecycle';
 import type { Emulator } from '../../emulator';
 import { executeNode, freePort, startWebhookServer, type ExecuteNodeResult, type TriggerHarness, type WebhookServer } from '../../harness';
@@ -469,6 +470,61 @@ describe('several published workflows on one bot', () => {
 		expect(ran(busy)).toEqual([update]);
 		expect(emu.webhookOf()).toMatchObject({ pendingUpdateCount: 0, lastError: null });
 		expect(logs.messages('warn').filter((message) => message.includes(busyPath))).toEqual([]);
+	});
+
+	test("a copy sent again while n8n is still creating the first copy's execution waits for it: the first fails (500), the one sent again runs the update, once", async () => {
+		// The receiver stops waiting for a copy after 1 s and sends it again.
+		jest.replaceProperty(FORWARD_TIMING, 'timeoutMs', 1_000);
+		const [receiver, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(receiver, slow);
+		for (const harness of [receiver, slow]) await harness.activate();
+		const slowPath = new URL(slow.webhookUrl).pathname;
+		const { released, release } = gate();
+		let copies = 0;
+		// n8n's database is saturated: the first copy's execution is created only after the receiver gave
+		// up on it, and then fails ("Workflow could not be started!").
+		const starts = (path: string) => {
+			if (path !== slowPath) return undefined;
+			copies += 1;
+			if (copies === 1) return { startsAfter: released, startFails: true };
+			// The first fails a little after the second arrived: answered at once "already received", the
+			// second would be done by then and the update lost.
+			setTimeout(release, 300);
+			return undefined;
+		};
+		await serve(receiver, slow, { starts });
+		const update = await say('one at a time');
+		await until(() => (server?.receipts.length ?? 0) >= 3);
+		expect(ran(receiver)).toEqual([update]);
+		expect(copies).toBe(2);
+		expect(server?.receipts.map((receipt) => receipt.status).sort()).toEqual([200, 200, 500]);
+		expect(ran(slow)).toEqual([update]);
+	});
+
+	test("a copy sent again while the first copy's execution is still not created after the wait is answered 503; sent once more after the first failed, it runs the update once", async () => {
+		jest.replaceProperty(FORWARD_TIMING, 'timeoutMs', 1_000);
+		jest.replaceProperty(IN_FLIGHT_TIMING, 'waitMs', 100);
+		const [receiver, slow] = [await workflow({ updates: ['*'], options: {} }), await workflow({ updates: ['*'], options: {} })];
+		await serve(receiver, slow);
+		for (const harness of [receiver, slow]) await harness.activate();
+		const slowPath = new URL(slow.webhookUrl).pathname;
+		const { released, release } = gate();
+		let copies = 0;
+		const starts = (path: string) => {
+			if (path !== slowPath) return undefined;
+			copies += 1;
+			if (copies === 1) return { startsAfter: released, startFails: true };
+			// The third copy (after the second was answered 503) finds the first failing now.
+			if (copies === 3) release();
+			return undefined;
+		};
+		await serve(receiver, slow, { starts });
+		const update = await say('still there?');
+		await until(() => (server?.receipts.length ?? 0) >= 4);
+		expect(ran(receiver)).toEqual([update]);
+		expect(copies).toBe(3);
+		expect(server?.receipts.map((receipt) => receipt.status).sort()).toEqual([200, 200, 500, 503]);
+		expect(ran(slow)).toEqual([update]);
 	});
 
 	test('a workflow whose n8n stays busy (503) past the longer wait is given up: the log names it, says it missed the update and where to look', async () => {
