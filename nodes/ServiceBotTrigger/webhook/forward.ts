@@ -22,6 +22,7 @@ import type { Run } from '../../shared/trigger/identity';
 import { botKeyOf, fingerprint, keyed } from '../../shared/trigger/identity';
 import type { Listener } from '../../shared/trigger/listeners';
 import { LISTENERS_PARAMETER, PROBE_FIELD, isListener, listenersIn, webhookIdOf } from '../../shared/trigger/listeners';
+import { updateIdOf } from '../../shared/trigger/update';
 import { SECRET_HEADER, forwardSecret } from './secret';
 
 /** How forwarding waits; tests shorten it (`jest.replaceProperty`), n8n never changes it. */
@@ -117,11 +118,6 @@ async function forwardTo(ctx: IWebhookFunctions, origin: string, token: string, 
 			? `Service Bot Trigger "${node}": the workflow listening to this bot at ${listener.path} ${result.why}, also when sent the update again over ${seconds} s; it misses updates until it answers again. If that workflow was unpublished or deleted, publish any workflow of this bot again: the bot's listeners are then checked (logged at most once a minute)`
 			: `Service Bot Trigger "${node}": the workflow listening to this bot at ${listener.path} ${result.why}, also when sent the update again for ${seconds} s, so it missed this update. Its n8n was busy or down that long: check that n8n's log and its database (logged at most once a minute)`,
 	);
-}
-
-function updateIdOf(body: unknown): number | undefined {
-	const id = typeof body === 'object' && body !== null ? (body as { update_id?: unknown }).update_id : undefined;
-	return typeof id === 'number' && Number.isSafeInteger(id) ? id : undefined;
 }
 
 /**
