@@ -888,9 +888,23 @@ const lifecycle: Scenario = {
 	},
 };
 
+/** The node a stored execution stopped at and its error's first line, read from n8n's "flatted" run data. */
+function failureOf(data: string): string {
+	try {
+		const table = JSON.parse(data) as unknown[];
+		const at = (value: unknown): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? table[Number(value)] : value);
+		const field = (object: unknown, name: string): unknown => (typeof object === 'object' && object !== null ? at((object as Record<string, unknown>)[name]) : undefined);
+		const result = field(table[0], 'resultData');
+		const message = String(field(field(result, 'error'), 'message') ?? '(no error)').split('\n')[0];
+		return `${String(field(result, 'lastNodeExecuted'))}: ${message.slice(0, 100)}`;
+	} catch {
+		return `unreadable: ${data.slice(0, 100)}`;
+	}
+}
+
 /**
- * Workflows A, B, C's executions by status, and what the first three that did not succeed stored
- * (their error, as n8n saved it): tells an update n8n accepted and then failed from one never accepted.
+ * Workflows A, B, C's executions by status, and the failed ones counted by the node they stopped at
+ * and its error: tells an update n8n accepted and then failed from one never accepted.
  */
 async function describeExecutions(cluster: QueueCluster, executions: Array<Array<{ id: string; status: string }>>): Promise<string> {
 	const counts = executions.map((list, index) => {
@@ -898,16 +912,14 @@ async function describeExecutions(cluster: QueueCluster, executions: Array<Array
 		for (const execution of list) byStatus.set(execution.status, (byStatus.get(execution.status) ?? 0) + 1);
 		return `${'ABC'[index]} ${[...byStatus].map(([status, count]) => `${status} ${count}`).join(', ')}`;
 	});
-	const failed = executions.flat().filter((execution) => execution.status !== 'success').slice(0, 3);
-	const errors: string[] = [];
-	for (const execution of failed) {
-		// n8n stores run data "flatted": the error's texts are strings of the array, its stack the one with "\n    at ".
-		const data = await cluster.executionData(execution.id);
-		const at = data.indexOf('\\n    at ');
-		const from = at < 0 ? -1 : data.lastIndexOf('"', at);
-		errors.push(`${execution.id} (${execution.status}): ${from < 0 ? data.slice(0, 300) : data.slice(from, from + 2_500)}`);
+	const failures = new Map<string, number>();
+	for (const [index, list] of executions.entries()) {
+		for (const execution of list.filter((candidate) => candidate.status !== 'success')) {
+			const key = `${'ABC'[index]} ${failureOf(await cluster.executionData(execution.id))}`;
+			failures.set(key, (failures.get(key) ?? 0) + 1);
+		}
 	}
-	return `${counts.join('; ')}${errors.length > 0 ? `; not succeeded: ${errors.join(' || ')}` : ''}`;
+	return `${counts.join('; ')}${failures.size > 0 ? `; failed: ${[...failures].map(([key, count]) => `${count}× ${key}`).join(' | ')}` : ''}`;
 }
 
 const threeWorkflowsOneBot: Scenario = {
