@@ -8,6 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import { DEMO_TRIGGER, modelCredential } from '../../dev/demo';
 import { startChatModel } from '../../real-n8n/chat-model';
@@ -41,7 +43,7 @@ import {
 	waitForCalls,
 } from './bot';
 import type { Chat, SentText } from './bot';
-import { QueueCluster, WORKER_CONCURRENCY } from './cluster';
+import { QueueCluster } from './cluster';
 import type { ServiceCall, ServiceCallRecorder } from './outbound';
 import type { Delivery, WebhookPolicy } from './proxy';
 
@@ -888,6 +890,20 @@ const lifecycle: Scenario = {
 	},
 };
 
+/** How long scenario 7 waits with nothing moving before it counts what is missing: longer than twice forward.ts's 30 s between copies for a busy workflow. */
+const QUIET_MS = 75_000;
+
+/**
+ * A run n8n failed on its own, after the trigger handed it the update: its database pool timing out,
+ * the database refused, or a queued job n8n could not start or find (n8n 2.41's texts).
+ */
+const N8N_OWN_FAILURE = /timeout exceeded when trying to connect|Database is not ready|Connection terminated|Driver not Connected|There was a problem executing the workflow|No active execution found/;
+
+/** The update IDs a stored execution holds (the trigger's item carries its update_id; "flatted" keeps numbers in place). */
+function updateIdsIn(data: string): Set<number> {
+	return new Set([...data.matchAll(/"update_id":(\d+)/g)].map((match) => Number(match[1])));
+}
+
 /** The node a stored execution stopped at and its error's first line, read from n8n's "flatted" run data. */
 function failureOf(data: string): string {
 	try {
@@ -923,15 +939,21 @@ async function describeExecutions(cluster: QueueCluster, executions: Array<Array
 }
 
 const threeWorkflowsOneBot: Scenario = {
-	name: 'three workflows on one bot: 300 updates at max_connections 40 through the webhook processes; each update ran once in every workflow that selects it, none lost',
+	name: 'three workflows on one bot: 300 updates at max_connections 40 through the webhook processes; each update reaches every workflow that selects it once, none lost by the trigger; a run n8n fails on its own database is counted apart',
 	async run(ctx) {
 		const emulator = await ctx.emulator({ timeoutMs: PATIENT_SERVICE_MS });
-		// Sized as docs/queue-mode.md says for this load: n8n's default pool of 2 connections fails runs
-		// on the workers (their pool timing out while they save) and refuses pushes at the webhook
-		// processes ("503 Database is not ready!"): on a slow 2-core machine 43–107 of 530–610 runs failed
-		// on n8n's own database timeouts after the push was accepted, and their updates were lost
-		// whatever the trigger did.
-		const cluster = await QueueCluster.start(ctx, { workerEnv: { DB_POSTGRESDB_POOL_SIZE: String(WORKER_CONCURRENCY) }, webhookEnv: { DB_POSTGRESDB_POOL_SIZE: '10' } });
+		// Sized as docs/queue-mode.md says for this load (pool 10 in every process): n8n's default pool
+		// of 2 connections fails runs on the workers (their pool timing out while they save) and refuses
+		// pushes at the webhook processes ("503 Database is not ready!"). On a slow 2-core machine n8n
+		// still fails some runs it accepted at pool 5 on the workers; those are counted apart below.
+		const pool = { DB_POSTGRESDB_POOL_SIZE: '10' };
+		// SERVICE_BOT_E2E_STARVE_WORKER_DATABASE=1 gives the workers a pool of 2 and 150 ms to get a
+		// connection: n8n then fails about a third of the runs on its own, and the sorting below must
+		// still find no answer the trigger lost (a check of the check; the README's row 7).
+		const starved = process.env.SERVICE_BOT_E2E_STARVE_WORKER_DATABASE === '1';
+		const workerEnv = starved ? { DB_POSTGRESDB_POOL_SIZE: '2', DB_POSTGRESDB_CONNECTION_TIMEOUT: '150' } : pool;
+		if (starved) ctx.log('workers starved of database connections (SERVICE_BOT_E2E_STARVE_WORKER_DATABASE)');
+		const cluster = await QueueCluster.start(ctx, { workerEnv, webhookEnv: pool });
 		await cluster.main.setupOwner();
 		const credentialId = await createCredential(cluster.main, emulator);
 		const chats = await createChats(emulator, 20);
@@ -1011,45 +1033,84 @@ const threeWorkflowsOneBot: Scenario = {
 				ctx.log(`lost ${key} (update ${updateId}): ${seen.join('; ')}`);
 			}
 		};
-		try {
-			await waitForCalls(emulator, 'sendMessage', buttons.length + expected.size);
-		} catch (error) {
-			// What is missing, and what n8n made of each workflow's executions: an execution n8n accepted
-			// and then failed or never ran (its database timing out) is n8n's; a missing one is the trigger's.
-			const answeredSoFar = await answeredNow();
-			const lostSoFar = [...expected.keys()].filter((key) => !answeredSoFar.has(key));
-			whereLost(lostSoFar);
-			const statuses = await describeExecutions(cluster, await Promise.all(ids.map(async (id) => await cluster.executions(id))));
-			const perWorkflow = ['A', 'B', 'C'].map((label) => `${label} ${lostSoFar.filter((key) => key.includes(` ${label}: `)).length}`).join(', ');
-			throw new Error(
-				`${lostSoFar.length} of ${expected.size} answers missing (${perWorkflow}; first: ${lostSoFar.slice(0, 5).join(' | ')}); executions: ${statuses}; service still holds ${(await emulator.pendingUpdates()).length} updates`,
-				{ cause: error },
-			);
-		}
+		// Waits for every answer, or until nothing moves: no request through the load balancer and no new
+		// answer for QUIET_MS. Not a count of sendMessage calls: a push the service sent again after a
+		// 503 may run again on the other webhook process, and those answers must not stand in for one
+		// still missing. A copy for a busy workflow is sent again every 30 s (forward.ts), so a copy still
+		// on its way shows within the quiet time.
+		let movement = -1;
+		let movedAt = Date.now();
+		const total = (counts: Map<string, number>): number => [...counts.values()].reduce((sum, count) => sum + count, 0);
+		await waitFor(
+			'every answer, or nothing moving any more',
+			async () => {
+				const answeredSoFar = await answeredNow();
+				if ([...expected.keys()].every((key) => answeredSoFar.has(key))) return true;
+				const now = cluster.proxy.webhooks.reduce((sum, upstream) => sum + upstream.requests, 0) + total(answeredSoFar);
+				if (now !== movement) {
+					movement = now;
+					movedAt = Date.now();
+				}
+				return Date.now() - movedAt >= QUIET_MS ? true : undefined;
+			},
+			{ limitMs: 900_000, intervalMs: 1_000 },
+		);
 		const seconds = (Date.now() - t0) / 1000;
-		for (const [index, id] of ids.entries()) await settled(emulator, cluster, id, [120, 60, 300][index]);
-
 		const answered = await answeredNow();
+		const lostAnswers = [...expected.keys()].filter((key) => !answered.has(key));
+		if (lostAnswers.length === 0) for (const [index, id] of ids.entries()) await settled(emulator, cluster, id, [120, 60, 300][index]);
+		const executions = await Promise.all(ids.map(async (id) => await cluster.executions(id)));
+
+		// An answer is missing either because n8n failed or never finished the run it had accepted (its
+		// own database timing out on this machine: the user sees a failed execution) or because the
+		// trigger lost the update. Only the second is this package's; each missing answer is sorted by the
+		// executions of its workflow that hold its update.
+		const failedRuns = await Promise.all(
+			executions.map(async (list) => await Promise.all(list.filter((execution) => execution.status !== 'success').map(async (execution) => ({ ...execution, data: await cluster.executionData(execution.id) })))),
+		);
+		const notN8ns = failedRuns.flat().filter((run) => !UNFINISHED.has(run.status) && !N8N_OWN_FAILURE.test(failureOf(run.data)));
+		// When n8n failed a queued job (its pool timing out on the worker), the main stores the error
+		// without the run's items: such an execution holds no update_id and explains at most one missing
+		// answer of its workflow.
+		const itemless = failedRuns.map((runs) => runs.filter((run) => !notN8ns.includes(run) && updateIdsIn(run.data).size === 0));
+		const n8nFailed: string[] = [];
+		const lost: string[] = [];
+		for (const key of lostAnswers) {
+			const workflow = 'ABC'.indexOf(key.split(' ')[1].slice(0, 1));
+			const runs = failedRuns[workflow].filter((run) => updateIdsIn(run.data).has(expected.get(key) ?? -1));
+			const unnamed = runs.length === 0 ? itemless[workflow].shift() : undefined;
+			if (runs.length > 0 && runs.every((run) => !notN8ns.includes(run))) n8nFailed.push(`${key} (${runs.map((run) => `${run.status}: ${failureOf(run.data)}`).join(', ')})`);
+			else if (unnamed) n8nFailed.push(`${key} (perhaps execution ${unnamed.id}, ${unnamed.status} without its items: ${failureOf(unnamed.data)})`);
+			else lost.push(key);
+		}
 		// A push the service sent again (a webhook process refused it under load) may run again where
 		// its copy reached another webhook process (README "Scaling": the duplicate window is per process).
 		const resent = cluster.proxy.resent();
 		const sentAgain = new Set(resent.map((entry) => Number(entry.key.split(' ').at(-1))));
-		const lost = [...expected.keys()].filter((key) => !answered.has(key));
 		const twice = [...answered].filter(([key, count]) => count > 1 && !sentAgain.has(expected.get(key) ?? -1)).map(([key]) => key);
 		const unexpected = [...answered.keys()].filter((key) => !expected.has(key));
-		const executions = await Promise.all(ids.map(async (id) => await cluster.executions(id)));
-		if (lost.length + twice.length + unexpected.length > 0) {
+		if (lostAnswers.length + twice.length + unexpected.length + failedRuns.flat().length > 0) {
 			ctx.log(`executions: ${await describeExecutions(cluster, executions)}`);
-			whereLost(lost);
+			whereLost(lostAnswers);
 		}
+		if (lost.length > 0) {
+			const file = join(ctx.dir, 'failed-executions.json');
+			writeFileSync(file, JSON.stringify(failedRuns.flat(), null, 1));
+			ctx.log(`the failed executions' stored data: ${file}`);
+		}
+		if (n8nFailed.length > 0) ctx.log(`${n8nFailed.length} answers missing because n8n failed the run it had accepted: ${n8nFailed.slice(0, 5).join(' | ')}`);
+		assert.deepEqual(
+			notN8ns.map((run) => `${run.id} ${run.status}: ${failureOf(run.data)}`),
+			[],
+			'no run failed for a reason other than n8n\'s own database or queue',
+		);
 		assert.deepEqual({ lost, twice, unexpected }, { lost: [], twice: [], unexpected: [] });
 		const runTwice = [...answered.values()].filter((count) => count > 1).length;
-		if (runTwice === 0) assert.deepEqual(executions.map((list) => list.length), [120, 60, 300], 'executions per workflow: A 120, B 60, C 300');
-		for (const list of executions) assert.deepEqual([...new Set(list.map((execution) => execution.status))], ['success']);
-		await assertRanOnWorkers(cluster, executions.flat().map((execution) => execution.id));
+		if (runTwice === 0 && failedRuns.flat().length === 0) assert.deepEqual(executions.map((list) => list.length), [120, 60, 300], 'executions per workflow: A 120, B 60, C 300');
+		await assertRanOnWorkers(cluster, executions.flat().filter((execution) => execution.status === 'success').map((execution) => execution.id));
 		const perWebhook = cluster.proxy.webhooks.map((upstream) => upstream.requests);
 		ctx.log(
-			`${updates} updates answered in ${seconds.toFixed(1)} s (${rate(updates, seconds)}): executions A ${executions[0].length}, B ${executions[1].length}, C ${executions[2].length}; webhook calls per process ${perWebhook.join(', ')} (pushes and forwarded copies); ${resent.length} copies sent again, ${runTwice} answers given twice because of them`,
+			`${updates} updates in ${seconds.toFixed(1)} s (${rate(updates, seconds)}), ${expected.size - n8nFailed.length} of ${expected.size} answers (the rest: runs n8n failed): executions A ${executions[0].length}, B ${executions[1].length}, C ${executions[2].length} (${failedRuns.flat().length} not successful); webhook calls per process ${perWebhook.join(', ')} (pushes and forwarded copies); ${resent.length} copies sent again, ${runTwice} answers given twice because of them`,
 		);
 	},
 };
