@@ -12,7 +12,8 @@ import { sleep } from 'n8n-workflow';
 
 import type { FailedRequest } from './callErrors';
 import { cancelledError, refusalOf, refusedError, unansweredError } from './callErrors';
-import { CREDENTIAL_TYPE, tokenOf } from './token';
+import type { ReadCredential } from './token';
+import { CREDENTIAL_TYPE, readCredentialOf } from './token';
 import type { Envelope, FullResponse, ServiceBotContext } from './types';
 import { multipartBody, uploadIn } from './upload';
 
@@ -115,12 +116,13 @@ export type Reading<T> = { readonly value: T } | { readonly refused: FullRespons
  */
 export async function exchange<T>(
 	ctx: ServiceBotContext,
-	token: string,
+	credential: ReadCredential,
 	request: IHttpRequestOptions,
 	call: Exchange,
 	read: (response: FullResponse) => Promise<Reading<T>>,
 ): Promise<T> {
 	const { readOnly, policy } = call;
+	const { token, authentication } = credential;
 	let rateLimited = 0;
 	let transient = 0;
 	/** Waits before a retry; an abort meanwhile ends the call. */
@@ -129,7 +131,7 @@ export async function exchange<T>(
 		if (call.abortSignal?.aborted) throw cancelledError(ctx, token, call);
 	};
 	for (;;) {
-		const sent = await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...request }).then(
+		const sent = await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...request }, authentication).then(
 			(answer) => ({ answer: answer as FullResponse }),
 			(error: unknown) => ({ error }),
 		);
@@ -178,7 +180,7 @@ export async function apiRequest<T = unknown>(
 	body: IDataObject = {},
 	options: CallOptions = {},
 ): Promise<T> {
-	const token = await tokenOf(ctx);
+	const credential = await readCredentialOf(ctx);
 	const longPollMs = (options.longPollSeconds ?? 0) * 1000;
 	const upload = uploadIn(body);
 	const request: IHttpRequestOptions = {
@@ -202,7 +204,7 @@ export async function apiRequest<T = unknown>(
 		itemIndex: options.itemIndex,
 		abortSignal: options.abortSignal,
 	};
-	return await exchange<T>(ctx, token, request, call, async (response) => {
+	return await exchange<T>(ctx, credential, request, call, async (response) => {
 		const envelope = response.body as Envelope | undefined;
 		if (response.statusCode >= 200 && response.statusCode < 300 && envelope?.ok === true) return { value: envelope.result as T };
 		return { refused: response };

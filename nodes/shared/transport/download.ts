@@ -9,7 +9,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import type { Exchange, Reading, RetryPolicy } from './client';
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS, exchange, pause, transferTimeMs } from './client';
 import { apiError, messageOf } from './failure';
-import { redact, tokenOf, tokenPathSegment } from './token';
+import { readCredentialOf, redact, tokenPathSegment } from './token';
 import type { FullResponse, ServiceBotContext } from './types';
 
 /** A downloaded file's body as n8n's binary helpers take it: a stream (a buffer from an n8n that gives one). */
@@ -172,7 +172,8 @@ export async function downloadFile<T>(
 	store: (file: FileResponse) => Promise<T>,
 	options: DownloadOptions,
 ): Promise<T> {
-	const token = await tokenOf(ctx);
+	const credential = await readCredentialOf(ctx);
+	const { token } = credential;
 	const call: Exchange = {
 		method: 'file',
 		subject: `the download of ${options.subject}`,
@@ -218,7 +219,7 @@ export async function downloadFile<T>(
 		oversizes.set(error, { limitBytes: bound, stated });
 		throw error;
 	};
-	return await exchange<T>(ctx, token, request, call, async (response) => {
+	return await exchange<T>(ctx, credential, request, call, async (response) => {
 		if (response.statusCode < 200 || response.statusCode >= 300) return await errorAnswer(response);
 		const body = response.body as FileBody;
 		// Announced larger than it may be: not read at all.

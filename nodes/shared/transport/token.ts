@@ -1,9 +1,11 @@
 /**
  * The bot token of the node's credential: read from the credential and kept (one cache for every
  * node), written into the request path as the credential writes it, and taken out of every text that
- * leaves (`redact`). The token is read for the redaction and for a download's path: n8n's
- * `httpRequestWithAuthentication` reads the credential for the request itself.
+ * leaves (`redact`). The credential is read once per context (`CREDENTIAL_MAX_AGE_MS`) and handed to
+ * n8n's `httpRequestWithAuthentication` with each request, so the token redacted is the one sent.
  */
+import type { IAdditionalCredentialOptions, ICredentialDataDecryptedObject } from 'n8n-workflow';
+
 import type { ServiceBotContext } from './types';
 
 export const CREDENTIAL_TYPE = 'serviceBotApi';
@@ -68,8 +70,17 @@ export function redact(text: string, token: string): string {
 	return out;
 }
 
-/** Token of the node's credential, read once per execution context: the redaction needs it. */
-const tokenCache = new WeakMap<object, Promise<string>>();
+/**
+ * How long a context keeps the credential it read. Every call of an execution, a bulk send's
+ * thousands included, is made with one read (n8n's `httpRequestWithAuthentication` would read the
+ * credential from n8n's database for each request, one more chance to fail under load); a context
+ * that lives long (a poller, a published trigger) reads it again after this, so a changed credential
+ * is used within it.
+ */
+export const CREDENTIAL_MAX_AGE_MS = 60_000;
+
+/** The node's credential as a context read it; a read that failed is not kept. */
+const credentialCache = new WeakMap<object, { read: Promise<ICredentialDataDecryptedObject>; readAt: number }>();
 
 /**
  * The last token read of each credential (by its id) and when, whichever context read it: a context
@@ -82,32 +93,58 @@ function credentialIdOf(ctx: ServiceBotContext): string | undefined {
 	return ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? undefined;
 }
 
-/** Reads the token from the credential, for this context and as the credential's last read. */
-function readToken(ctx: ServiceBotContext): Promise<string> {
+function tokenIn(credential: ICredentialDataDecryptedObject): string {
+	return typeof credential.accessToken === 'string' ? credential.accessToken : '';
+}
+
+/** Reads the credential, for this context and as the credential's last read token. */
+function readCredential(ctx: ServiceBotContext): Promise<ICredentialDataDecryptedObject> {
 	const readAt = Date.now();
-	const read = ctx.getCredentials(CREDENTIAL_TYPE).then((credentials) =>
-		typeof credentials.accessToken === 'string' ? credentials.accessToken : '',
-	);
-	tokenCache.set(ctx, read);
+	const read = ctx.getCredentials(CREDENTIAL_TYPE);
+	credentialCache.set(ctx, { read, readAt });
 	const credentialId = credentialIdOf(ctx);
-	if (credentialId) {
-		void read.then(
-			(token) => {
-				// No token is nothing to reuse: each reader says so in its own words.
-				if (token === '') return;
-				if (lastRead.size >= 1000) lastRead.clear();
-				lastRead.set(credentialId, { token, readAt });
-			},
-			// The reader gets the failure from `read` itself.
-			() => undefined,
-		);
-	}
+	void read.then(
+		(credential) => {
+			const token = tokenIn(credential);
+			// No token is nothing to reuse: each reader says so in its own words.
+			if (!credentialId || token === '') return;
+			if (lastRead.size >= 1000) lastRead.clear();
+			lastRead.set(credentialId, { token, readAt });
+		},
+		// The reader gets the failure from `read` itself; the next call reads again (n8n's database may be back).
+		() => {
+			if (credentialCache.get(ctx)?.read === read) credentialCache.delete(ctx);
+		},
+	);
 	return read;
 }
 
-/** The bot token of the node's credential ('' when it has none); read once per context. */
+async function credentialOf(ctx: ServiceBotContext): Promise<ICredentialDataDecryptedObject> {
+	const cached = credentialCache.get(ctx);
+	// A clock set back makes an entry look younger than it is: only an age from 0 counts.
+	const age = cached ? Date.now() - cached.readAt : -1;
+	return await (cached && age >= 0 && age < CREDENTIAL_MAX_AGE_MS ? cached.read : readCredential(ctx));
+}
+
+/** The credential a request is made with, and its token, from one read: what is redacted is what was sent. */
+export interface ReadCredential {
+	readonly token: string;
+	/** For `httpRequestWithAuthentication`: the credential already read, so n8n does not read it again. */
+	readonly authentication: IAdditionalCredentialOptions;
+}
+
+export async function readCredentialOf(ctx: ServiceBotContext): Promise<ReadCredential> {
+	const data = await credentialOf(ctx);
+	const credentials = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
+	return {
+		token: tokenIn(data),
+		authentication: { credentialsDecrypted: { id: credentials?.id ?? '', name: credentials?.name ?? '', type: CREDENTIAL_TYPE, data } },
+	};
+}
+
+/** The bot token of the node's credential ('' when it has none). */
 export async function tokenOf(ctx: ServiceBotContext): Promise<string> {
-	return await (tokenCache.get(ctx) ?? readToken(ctx));
+	return tokenIn(await credentialOf(ctx));
 }
 
 /**
@@ -115,7 +152,7 @@ export async function tokenOf(ctx: ServiceBotContext): Promise<string> {
  * poller) and was refused its token, in case the token was changed in the credential meanwhile.
  */
 export async function rereadToken(ctx: ServiceBotContext): Promise<string> {
-	return await readToken(ctx);
+	return tokenIn(await readCredential(ctx));
 }
 
 /**

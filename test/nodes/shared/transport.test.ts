@@ -11,9 +11,12 @@ import { createTriggerHarness, errorReports, executeNode, freePort, TestCredenti
 import { safeJson, textsOf } from '../../hardening/secrecy';
 import { MethodCaller, SECRET_HEADER } from '../../harness/test-nodes';
 import { credentialsFor, useEmulator } from '../../harness/emulator-suite';
+import { run, sendFromItems } from '../../harness/action-node';
 import { ServiceBotTrigger } from '../../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
 import { apiRequest } from '../../../nodes/shared/transport/client';
 import { failureOf } from '../../../nodes/shared/transport/failure';
+import { CREDENTIAL_MAX_AGE_MS, readCredentialOf, tokenOf } from '../../../nodes/shared/transport/token';
+import type { ServiceBotContext } from '../../../nodes/shared/transport/types';
 
 /** A loopback URL where nothing listens: a port that was free a moment ago. */
 async function closedPortUrl(): Promise<string> {
@@ -28,7 +31,7 @@ const FAST_RETRY = { backoffBaseMs: 20 };
 
 let emulator: Emulator;
 let chatId: string;
-useEmulator({ started: (started) => (emulator = started) });
+const suite = useEmulator({ started: (started) => (emulator = started) });
 
 beforeEach(() => {
 	// The emulator was reset after the last test: the bot of the hostile token and its chat, again.
@@ -434,5 +437,63 @@ describe('one token cache for every node of a credential', () => {
 			reads.mockRestore();
 			await trigger.delete();
 		}
+	});
+});
+
+describe('the credential read once per execution', () => {
+	it('Send Message of 20 items, each chat and text from its item, reads the credential once and sends 20 messages with its token', async () => {
+		const reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted');
+		try {
+			const items = Array.from({ length: 20 }, (_, index) => ({ chat: chatId, text: `bulk ${index}` }));
+			const result = await run(suite, sendFromItems(), { items, token: TOKEN });
+			expect(result.output).toHaveLength(20);
+			const sent = emulator.callsTo('sendMessage');
+			expect(sent.map((entry) => entry.body.text)).toEqual(items.map((item) => item.text));
+			expect(sent.every((entry) => entry.token === TOKEN)).toBe(true);
+			// n8n's httpRequestWithAuthentication would read it for every request too (21 reads).
+			expect(reads).toHaveBeenCalledTimes(1);
+		} finally {
+			reads.mockRestore();
+		}
+	});
+});
+
+describe('a context that lives long (a poller) and its credential', () => {
+	/** A context whose credential reads answer in turn: a credential, or n8n's database failing. */
+	function contextReading(...answers: Array<string | Error>): { ctx: ServiceBotContext; reads: jest.Mock } {
+		const reads = jest.fn(async () => {
+			const answer = answers.shift();
+			if (answer instanceof Error) throw answer;
+			return { accessToken: answer ?? '', baseUrl: 'http://127.0.0.1:1' };
+		});
+		const ctx = { getNode: () => ({ name: 'Poller', credentials: { serviceBotApi: { id: 'poller-credential', name: 'Bot' } } }), getCredentials: reads } as unknown as ServiceBotContext;
+		return { ctx, reads };
+	}
+
+	it('reads the credential once within 60 s and again after, so a token changed in the credential is used', async () => {
+		const { ctx, reads } = contextReading('1:first-token', '1:second-token');
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		try {
+			expect(await tokenOf(ctx)).toBe('1:first-token');
+			clock.mockReturnValue(start + 59_000);
+			expect(await tokenOf(ctx)).toBe('1:first-token');
+			expect(reads).toHaveBeenCalledTimes(1);
+			clock.mockReturnValue(start + 61_000);
+			const { token, authentication } = await readCredentialOf(ctx);
+			expect(token).toBe('1:second-token');
+			expect(authentication.credentialsDecrypted?.data?.accessToken).toBe('1:second-token');
+			expect(reads).toHaveBeenCalledTimes(2);
+			expect(CREDENTIAL_MAX_AGE_MS).toBe(60_000);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('a read that failed (n8n\'s database timing out) is not kept: the next call reads again and gets the token', async () => {
+		const { ctx, reads } = contextReading(new Error('timeout exceeded when trying to connect'), '1:the-token');
+		await expect(tokenOf(ctx)).rejects.toThrow('timeout exceeded when trying to connect');
+		expect(await tokenOf(ctx)).toBe('1:the-token');
+		expect(reads).toHaveBeenCalledTimes(2);
 	});
 });
