@@ -5,6 +5,7 @@
  * n8n's `httpRequestWithAuthentication` with each request, so the token redacted is the one sent.
  */
 import type { IAdditionalCredentialOptions, ICredentialDataDecryptedObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { ServiceBotContext } from './types';
 
@@ -97,10 +98,22 @@ function tokenIn(credential: ICredentialDataDecryptedObject): string {
 	return typeof credential.accessToken === 'string' ? credential.accessToken : '';
 }
 
+/**
+ * n8n could not read the credential for a reason of its own (its database timing out under load):
+ * said as that, not as the service being unreachable. n8n's own errors about the credential (none
+ * selected, no access) are clear as they are and pass.
+ */
+function unreadable(ctx: ServiceBotContext, error: unknown): unknown {
+	if (error instanceof NodeOperationError) return error;
+	return new NodeOperationError(ctx.getNode(), `Could not read the Service Bot API credential: ${error instanceof Error ? error.message : String(error)}`, {
+		description: 'n8n could not read this node\'s credential (its own database, not the service), so nothing was sent. Run it again; if it happens under load, give n8n a larger database pool (DB_POSTGRESDB_POOL_SIZE).',
+	});
+}
+
 /** Reads the credential, for this context and as the credential's last read token. */
 function readCredential(ctx: ServiceBotContext): Promise<ICredentialDataDecryptedObject> {
 	const readAt = Date.now();
-	const read = ctx.getCredentials(CREDENTIAL_TYPE);
+	const read = ctx.getCredentials(CREDENTIAL_TYPE).catch((error: unknown) => Promise.reject(unreadable(ctx, error)));
 	credentialCache.set(ctx, { read, readAt });
 	const credentialId = credentialIdOf(ctx);
 	void read.then(

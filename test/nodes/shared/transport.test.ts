@@ -456,6 +456,18 @@ describe('the credential read once per execution', () => {
 			reads.mockRestore();
 		}
 	});
+
+	it('n8n failing to read it (its database timing out) is said as that, not as the service, and nothing is sent', async () => {
+		const reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted').mockRejectedValue(new Error('timeout exceeded when trying to connect'));
+		try {
+			const result = await run(suite, sendFromItems(), { items: [{ chat: chatId, text: 'not sent' }], token: TOKEN });
+			expect(result.error?.message).toBe('Could not read the Service Bot API credential: timeout exceeded when trying to connect');
+			expect(result.error?.description).toContain('its own database, not the service');
+			expect(emulator.callsTo('sendMessage')).toEqual([]);
+		} finally {
+			reads.mockRestore();
+		}
+	});
 });
 
 describe('a context that lives long (a poller) and its credential', () => {
