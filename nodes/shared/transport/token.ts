@@ -106,7 +106,7 @@ function tokenIn(credential: ICredentialDataDecryptedObject): string {
 function unreadable(ctx: ServiceBotContext, error: unknown): unknown {
 	if (error instanceof NodeOperationError) return error;
 	return new NodeOperationError(ctx.getNode(), `Could not read the Service Bot API credential: ${error instanceof Error ? error.message : String(error)}`, {
-		description: 'n8n could not read this node\'s credential (its own database, not the service), so nothing was sent. Run it again; if it happens under load, give n8n a larger database pool (DB_POSTGRESDB_POOL_SIZE).',
+		description: 'n8n could not read this node\'s credential, so nothing was sent; its message says why (n8n\'s side, not the service). Under load it is n8n\'s database timing out: run it again, or give n8n a larger database pool (DB_POSTGRESDB_POOL_SIZE).',
 	});
 }
 

@@ -462,7 +462,7 @@ describe('the credential read once per execution', () => {
 		try {
 			const result = await run(suite, sendFromItems(), { items: [{ chat: chatId, text: 'not sent' }], token: TOKEN });
 			expect(result.error?.message).toBe('Could not read the Service Bot API credential: timeout exceeded when trying to connect');
-			expect(result.error?.description).toContain('its own database, not the service');
+			expect(result.error?.description).toContain('n8n\'s side, not the service');
 			expect(emulator.callsTo('sendMessage')).toEqual([]);
 		} finally {
 			reads.mockRestore();
