@@ -80,8 +80,11 @@ export function redact(text: string, token: string): string {
  */
 export const CREDENTIAL_MAX_AGE_MS = 60_000;
 
-/** The node's credential as a context read it; a read that failed is not kept. */
+/** The node's credential as a context read it; a first read that failed is not kept. */
 const credentialCache = new WeakMap<object, { read: Promise<ICredentialDataDecryptedObject>; readAt: number }>();
+
+/** The credential each context last read: what it goes on with when reading it again fails. */
+const lastGood = new WeakMap<object, ICredentialDataDecryptedObject>();
 
 /**
  * The last token read of each credential (by its id) and when, whichever context read it: a context
@@ -110,25 +113,34 @@ function unreadable(ctx: ServiceBotContext, error: unknown): unknown {
 	});
 }
 
-/** Reads the credential, for this context and as the credential's last read token. */
+/**
+ * Reads the credential, for this context and as the credential's last read token. A context that read
+ * it before goes on with that when reading it again fails (n8n's database under load): a bulk send
+ * longer than `CREDENTIAL_MAX_AGE_MS` must not fail messages it has sent on a read it did not need.
+ */
 function readCredential(ctx: ServiceBotContext): Promise<ICredentialDataDecryptedObject> {
 	const readAt = Date.now();
-	const read = ctx.getCredentials(CREDENTIAL_TYPE).catch((error: unknown) => Promise.reject(unreadable(ctx, error)));
-	credentialCache.set(ctx, { read, readAt });
+	const previous = lastGood.get(ctx);
 	const credentialId = credentialIdOf(ctx);
-	void read.then(
+	const read: Promise<ICredentialDataDecryptedObject> = ctx.getCredentials(CREDENTIAL_TYPE).then(
 		(credential) => {
+			lastGood.set(ctx, credential);
 			const token = tokenIn(credential);
 			// No token is nothing to reuse: each reader says so in its own words.
-			if (!credentialId || token === '') return;
-			if (lastRead.size >= 1000) lastRead.clear();
-			lastRead.set(credentialId, { token, readAt });
+			if (credentialId && token !== '') {
+				if (lastRead.size >= 1000) lastRead.clear();
+				lastRead.set(credentialId, { token, readAt });
+			}
+			return credential;
 		},
-		// The reader gets the failure from `read` itself; the next call reads again (n8n's database may be back).
-		() => {
+		async (error: unknown) => {
+			if (previous !== undefined) return previous;
+			// The next call reads again (n8n's database may be back).
 			if (credentialCache.get(ctx)?.read === read) credentialCache.delete(ctx);
+			return await Promise.reject(unreadable(ctx, error));
 		},
 	);
+	credentialCache.set(ctx, { read, readAt });
 	return read;
 }
 

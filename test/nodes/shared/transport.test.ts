@@ -3,7 +3,7 @@
  * WorkflowExecute, ExecuteContext, httpRequestWithAuthentication (with the real credential class) and
  * n8n's outbound HTTP client, against the service emulator.
  */
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Emulator } from '../../emulator';
@@ -15,7 +15,7 @@ import { run, sendFromItems } from '../../harness/action-node';
 import { ServiceBotTrigger } from '../../../nodes/ServiceBotTrigger/ServiceBotTrigger.node';
 import { apiRequest } from '../../../nodes/shared/transport/client';
 import { failureOf } from '../../../nodes/shared/transport/failure';
-import { CREDENTIAL_MAX_AGE_MS, readCredentialOf, tokenOf } from '../../../nodes/shared/transport/token';
+import { CREDENTIAL_MAX_AGE_MS, readCredentialOf, rereadToken, tokenOf } from '../../../nodes/shared/transport/token';
 import type { ServiceBotContext } from '../../../nodes/shared/transport/types';
 
 /** A loopback URL where nothing listens: a port that was free a moment ago. */
@@ -502,10 +502,49 @@ describe('a context that lives long (a poller) and its credential', () => {
 		}
 	});
 
-	it('a read that failed (n8n\'s database timing out) is not kept: the next call reads again and gets the token', async () => {
+	it('a first read that failed (n8n\'s database timing out) is said as that and not kept: the next call reads again and gets the token', async () => {
 		const { ctx, reads } = contextReading(new Error('timeout exceeded when trying to connect'), '1:the-token');
-		await expect(tokenOf(ctx)).rejects.toThrow('timeout exceeded when trying to connect');
+		const failed = await tokenOf(ctx).then(
+			() => undefined,
+			(error: unknown) => error,
+		);
+		expect(failed).toBeInstanceOf(NodeOperationError);
+		expect((failed as Error).message).toBe('Could not read the Service Bot API credential: timeout exceeded when trying to connect');
 		expect(await tokenOf(ctx)).toBe('1:the-token');
+		expect(reads).toHaveBeenCalledTimes(2);
+	});
+
+	it('reading it again after 60 s fails: the context goes on with the credential it read, and reads again a minute later', async () => {
+		const { ctx, reads } = contextReading('1:first-token', new Error('timeout exceeded when trying to connect'), '1:second-token');
+		const start = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(start);
+		try {
+			expect(await tokenOf(ctx)).toBe('1:first-token');
+			clock.mockReturnValue(start + 61_000);
+			expect((await readCredentialOf(ctx)).token).toBe('1:first-token');
+			clock.mockReturnValue(start + 62_000);
+			expect(await tokenOf(ctx)).toBe('1:first-token');
+			expect(reads).toHaveBeenCalledTimes(2);
+			clock.mockReturnValue(start + 122_000);
+			expect(await tokenOf(ctx)).toBe('1:second-token');
+			expect(reads).toHaveBeenCalledTimes(3);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('n8n\'s own error about the credential (none selected) passes as n8n wrote it', async () => {
+		const own = new NodeOperationError({ name: 'Poller' } as never, 'Node "Poller" does not have any credentials set');
+		const { ctx } = contextReading(own);
+		await expect(tokenOf(ctx)).rejects.toBe(own);
+	});
+
+	it('reading the token again (after the service refused it) replaces what the context holds', async () => {
+		const { ctx, reads } = contextReading('1:old-token', '1:new-token');
+		expect(await tokenOf(ctx)).toBe('1:old-token');
+		expect(await rereadToken(ctx)).toBe('1:new-token');
+		expect(await tokenOf(ctx)).toBe('1:new-token');
+		expect((await readCredentialOf(ctx)).authentication.credentialsDecrypted?.data?.accessToken).toBe('1:new-token');
 		expect(reads).toHaveBeenCalledTimes(2);
 	});
 });
