@@ -180,6 +180,18 @@ export class QueueCluster {
 		return rows.map(([id, status, mode]) => ({ id, status, mode }));
 	}
 
+	/**
+	 * A workflow's executions with when n8n created each (ms since epoch) and their stored data (as
+	 * `executionData` gives it; '' when none), in one query.
+	 */
+	async executionsWithData(workflowId: string): Promise<Array<{ id: string; status: string; createdAt: number; data: string }>> {
+		const rows = await this.postgres.query(
+			this.database,
+			`SELECT e.id, e.status, (EXTRACT(EPOCH FROM e."createdAt") * 1000)::bigint, COALESCE(d.data, '') FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id WHERE e."workflowId" = '${workflowId.replace(/'/g, "''")}' ORDER BY e.id`,
+		);
+		return rows.map(([id, status, createdAt, ...data]) => ({ id, status, createdAt: Number(createdAt), data: data.join('\t') }));
+	}
+
 	/** The stored data of one execution (n8n's serialized run data, with the trigger's item, as psql prints it), '' when none. */
 	async executionData(id: string): Promise<string> {
 		const rows = await this.postgres.query(this.database, `SELECT data FROM execution_data WHERE "executionId" = '${id.replace(/'/g, "''")}'`);

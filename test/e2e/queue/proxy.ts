@@ -19,6 +19,8 @@ export interface Delivery {
 	at: number;
 	/** The upstream's HTTP status, once it answered. */
 	status?: number;
+	/** When the upstream answered (ms since epoch). */
+	answeredAt?: number;
 	/** Whether n8n's answer was dropped instead of passed to the caller. */
 	answerDropped: boolean;
 }
@@ -44,6 +46,8 @@ export interface WaitingCall {
 	upstream: number;
 	/** The upstream's HTTP status, once it answered. */
 	status?: number;
+	/** When the upstream answered (ms since epoch). */
+	answeredAt?: number;
 }
 
 export interface UpstreamCount {
@@ -171,6 +175,7 @@ export class LoadBalancer {
 		const waiting: WaitingCall | undefined = path.startsWith('/webhook-waiting/') ? { method: req.method ?? 'GET', path, upstream } : undefined;
 		if (waiting) this.waitingCalls.push(waiting);
 		delivery.status = await this.forward(target.url, req, body, res, delivery.answerDropped);
+		delivery.answeredAt = Date.now();
 		if (waiting) waiting.status = delivery.status;
 	}
 
