@@ -46,8 +46,6 @@ export interface WaitingCall {
 	upstream: number;
 	/** The upstream's HTTP status, once it answered. */
 	status?: number;
-	/** When the upstream answered (ms since epoch). */
-	answeredAt?: number;
 }
 
 export interface UpstreamCount {
