@@ -302,4 +302,37 @@ describe('reading the credential', () => {
 			reads.mockRestore();
 		}
 	});
+
+	test('n8n failing to read the credential (its database under load): a push with the secret of the token read last still runs; a push with another secret gets the failure (500), and is not run', async () => {
+		const id = { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() };
+		const harness = await makeHarness(emu, id);
+		await harness.activate();
+		const secret = emu.webhookOf()?.secretToken ?? '';
+		const push = async (updateId: number, withSecret = secret) =>
+			await harness.receive({ headers: { [SECRET_HEADER]: withSecret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) });
+		// Later than any token an earlier test left.
+		const now = Date.now() + 20_000;
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		let reads: jest.SpyInstance | undefined;
+		try {
+			expect((await push(21)).status).toBe(200);
+			// A minute later n8n's database times out on every credential read.
+			clock.mockReturnValue(now + 60_000);
+			reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted').mockRejectedValue(new Error('timeout exceeded when trying to connect'));
+
+			const kept = await push(22);
+			expect(reads).toHaveBeenCalled();
+			expect(kept.error).toBeUndefined();
+			expect(kept.status).toBe(200);
+			expect(kept.workflowData?.[0][0].json).toEqual(messageUpdate(22, emu.demo.privateChatId, emu.demo.userId));
+
+			const other = await push(23, tweakLastChar(secret));
+			expect(other.workflowData).toBeUndefined();
+			expect(other.status).toBe(500);
+			expect(other.error?.message).toBe('Could not read the Service Bot API credential: timeout exceeded when trying to connect');
+		} finally {
+			clock.mockRestore();
+			reads?.mockRestore();
+		}
+	});
 });
