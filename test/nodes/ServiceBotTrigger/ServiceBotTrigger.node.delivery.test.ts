@@ -335,4 +335,32 @@ describe('reading the credential', () => {
 			reads?.mockRestore();
 		}
 	});
+
+	test('a credential read that works but has no token is not replaced by the token read last: the push fails naming the empty field', async () => {
+		const id = { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() };
+		const harness = await makeHarness(emu, id);
+		await harness.activate();
+		const secret = emu.webhookOf()?.secretToken ?? '';
+		const push = async (updateId: number) =>
+			await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) });
+		// Later than any token an earlier test left.
+		const now = Date.now() + 90_000;
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		let reads: jest.SpyInstance | undefined;
+		try {
+			expect((await push(31)).status).toBe(200);
+			// A minute later the token was removed from the credential.
+			clock.mockReturnValue(now + 60_000);
+			reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted').mockResolvedValue({ accessToken: '', baseUrl: emu.baseUrl });
+
+			const emptied = await push(32);
+			expect(reads).toHaveBeenCalled();
+			expect(emptied.workflowData).toBeUndefined();
+			expect(emptied.status).toBe(500);
+			expect(emptied.error?.message).toBe('The Service Bot API credential has no access token: enter the bot token in the credential');
+		} finally {
+			clock.mockRestore();
+			reads?.mockRestore();
+		}
+	});
 });
