@@ -87,16 +87,15 @@ async function checkSender(
 	identity: TriggerIdentity,
 	run: Run,
 ): Promise<{ token: string; sender: 'service' | 'trigger' | undefined }> {
-	const recent = recentToken(ctx, TOKEN_REUSE_MS);
-	const recentSender = recent === undefined ? undefined : senderOf(ctx, recent, received, identity, run);
-	if (recent !== undefined && recentSender) return { token: recent, sender: recentSender };
+	const provenBy = (token: string | undefined): { token: string; sender: 'service' | 'trigger' } | undefined => {
+		const sender = token === undefined ? undefined : senderOf(ctx, token, received, identity, run);
+		return token !== undefined && sender ? { token, sender } : undefined;
+	};
+	const recent = provenBy(recentToken(ctx, TOKEN_REUSE_MS));
+	if (recent) return recent;
 	const withLastToken = await tokenOf(ctx).then(
 		() => undefined,
-		async (error: unknown) => {
-			const last = recentToken(ctx, Number.POSITIVE_INFINITY);
-			const lastSender = last === undefined ? undefined : senderOf(ctx, last, received, identity, run);
-			return last !== undefined && lastSender ? { token: last, sender: lastSender } : await Promise.reject(error);
-		},
+		async (error: unknown) => provenBy(recentToken(ctx, Number.POSITIVE_INFINITY)) ?? (await Promise.reject(error)),
 	);
 	if (withLastToken) return withLastToken;
 	// The read above, now checked for a token (the context keeps what it read).

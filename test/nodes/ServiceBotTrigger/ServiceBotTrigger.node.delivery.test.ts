@@ -278,17 +278,24 @@ describe('a changed bot token', () => {
 });
 
 describe('reading the credential', () => {
-	test('pushes within 5 s of each other read the credential once; a push with another secret, or 6 s later, reads it anew', async () => {
-		const id = { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() };
-		const harness = await makeHarness(emu, id);
+	/**
+	 * A published trigger of its own and its pushes (with its secret unless told), the clock set `aheadMs`
+	 * later than any token an earlier test left.
+	 */
+	async function ownTrigger(aheadMs: number) {
+		const harness = await makeHarness(emu, { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() });
 		await harness.activate();
 		const secret = emu.webhookOf()?.secretToken ?? '';
+		const push = async (updateId: number, withSecret = secret) =>
+			await harness.receive({ headers: { [SECRET_HEADER]: withSecret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) });
+		const now = Date.now() + aheadMs;
+		return { secret, push, now, clock: jest.spyOn(Date, 'now').mockReturnValue(now) };
+	}
+
+	test('pushes within 5 s of each other read the credential once; a push with another secret, or 6 s later, reads it anew', async () => {
+		const { secret, push: pushOf, now, clock } = await ownTrigger(10_000);
 		const reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted');
-		const push = async (updateId: number, withSecret = secret): Promise<number> =>
-			(await harness.receive({ headers: { [SECRET_HEADER]: withSecret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) })).status;
-		// Later than any token an earlier test left.
-		const now = Date.now() + 10_000;
-		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		const push = async (updateId: number, withSecret = secret): Promise<number> => (await pushOf(updateId, withSecret)).status;
 		try {
 			expect([await push(1), await push(2), await push(3)]).toEqual([200, 200, 200]);
 			expect(reads).toHaveBeenCalledTimes(1);
@@ -304,15 +311,7 @@ describe('reading the credential', () => {
 	});
 
 	test('n8n failing to read the credential (its database under load): a push with the secret of the token read last still runs; a push with another secret gets the failure (500), and is not run', async () => {
-		const id = { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() };
-		const harness = await makeHarness(emu, id);
-		await harness.activate();
-		const secret = emu.webhookOf()?.secretToken ?? '';
-		const push = async (updateId: number, withSecret = secret) =>
-			await harness.receive({ headers: { [SECRET_HEADER]: withSecret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) });
-		// Later than any token an earlier test left.
-		const now = Date.now() + 20_000;
-		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		const { secret, push, now, clock } = await ownTrigger(20_000);
 		let reads: jest.SpyInstance | undefined;
 		try {
 			expect((await push(21)).status).toBe(200);
@@ -337,15 +336,7 @@ describe('reading the credential', () => {
 	});
 
 	test('a credential read that works but has no token is not replaced by the token read last: the push fails naming the empty field', async () => {
-		const id = { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() };
-		const harness = await makeHarness(emu, id);
-		await harness.activate();
-		const secret = emu.webhookOf()?.secretToken ?? '';
-		const push = async (updateId: number) =>
-			await harness.receive({ headers: { [SECRET_HEADER]: secret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) });
-		// Later than any token an earlier test left.
-		const now = Date.now() + 90_000;
-		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		const { push, now, clock } = await ownTrigger(90_000);
 		let reads: jest.SpyInstance | undefined;
 		try {
 			expect((await push(31)).status).toBe(200);
