@@ -13,7 +13,7 @@ import { claim } from '../../shared/trigger/duplicates';
 import { hasFilesToDownload, withFiles } from '../../shared/trigger/files';
 import type { Run, TriggerIdentity } from '../../shared/trigger/identity';
 import { deliveryKey, fingerprint, identityOf, runOf } from '../../shared/trigger/identity';
-import { recentToken, tokenOf } from '../../shared/transport/token';
+import { goOnWithRecent, recentToken, tokenOf } from '../../shared/transport/token';
 import { routed } from '../../shared/trigger/output';
 import { updateIdOf } from '../../shared/trigger/update';
 import { readDeliverySettings, requireToken } from '../../shared/trigger/settings';
@@ -76,10 +76,13 @@ function senderOf(ctx: IWebhookFunctions, token: string, received: unknown, iden
 /**
  * Who sent the push, and the token that tells: the token read in the last few seconds, else the
  * credential read anew. When n8n cannot read the credential (its database timing out under load), a
- * push carrying a secret of the token this process read last is received with that token: the
- * service signs with the secret it was given for a token, so that token is still the bot's (measured:
- * 8 of ~560 pushes in queue scenario 7 failed on this read, each answered 500 and sent again). Any
- * other push keeps n8n's failure (500: the service sends it again).
+ * push carrying a secret of the token this process read last is received with that token, which
+ * proves the sender as well as a read would (measured: 8 of ~560 pushes in queue scenario 7 failed on
+ * this read, each answered 500 and sent again); its "typing…" and its file go with that token too.
+ * Any other push keeps n8n's failure (500: the service sends it again). A push checked with the token
+ * of the last few seconds still reads the credential for what it sends itself: the service signs
+ * with the secret of the token it was given, also after the token was changed in n8n, and those
+ * requests must go with the new token.
  */
 async function checkSender(
 	ctx: IWebhookFunctions,
@@ -97,7 +100,11 @@ async function checkSender(
 		() => undefined,
 		async (error: unknown) => provenBy(recentToken(ctx, Number.POSITIVE_INFINITY)) ?? (await Promise.reject(error)),
 	);
-	if (withLastToken) return withLastToken;
+	if (withLastToken) {
+		// Reading the credential for its "typing…" and its file would fail alike.
+		goOnWithRecent(ctx, withLastToken.token);
+		return withLastToken;
+	}
 	// The read above, now checked for a token (the context keeps what it read).
 	const token = await requireToken(ctx);
 	return { token, sender: senderOf(ctx, token, received, identity, run) };

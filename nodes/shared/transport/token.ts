@@ -87,11 +87,11 @@ const credentialCache = new WeakMap<object, { read: Promise<ICredentialDataDecry
 const lastGood = new WeakMap<object, ICredentialDataDecryptedObject>();
 
 /**
- * The last token read of each credential (by its id) and when, whichever context read it: a context
- * that lives for one request may take it instead of reading the credential (`recentToken`). Bounded:
- * one entry per credential served.
+ * The last read of each credential (by its id) with a token, and when, whichever context read it: a
+ * context that lives for one request may take it instead of reading the credential (`recentToken`,
+ * `goOnWithRecent`). Bounded: one entry per credential served.
  */
-const lastRead = new Map<string, { token: string; readAt: number }>();
+const lastRead = new Map<string, { credential: ICredentialDataDecryptedObject; token: string; readAt: number }>();
 
 function credentialIdOf(ctx: ServiceBotContext): string | undefined {
 	return ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? undefined;
@@ -129,7 +129,7 @@ function readCredential(ctx: ServiceBotContext): Promise<ICredentialDataDecrypte
 			// No token is nothing to reuse: each reader says so in its own words.
 			if (credentialId && token !== '') {
 				if (lastRead.size >= 1000) lastRead.clear();
-				lastRead.set(credentialId, { token, readAt });
+				lastRead.set(credentialId, { credential, token, readAt });
 			}
 			return credential;
 		},
@@ -191,4 +191,18 @@ export function recentToken(ctx: ServiceBotContext, maxAgeMs: number): string | 
 	// A clock set back makes an entry look younger than it is: only an age from 0 counts.
 	const age = recent ? Date.now() - recent.readAt : -1;
 	return recent && age >= 0 && age < maxAgeMs ? recent.token : undefined;
+}
+
+/**
+ * Makes the context go on with the credential whose token `recentToken` gave, for a caller that could
+ * not read the credential and proved that token the one to go on with (a push signed with its
+ * secret): the context's own requests (Show Typing, Download Files) then do not fail on the read n8n
+ * cannot make. Nothing happens when the credential was read meanwhile with another token.
+ */
+export function goOnWithRecent(ctx: ServiceBotContext, token: string): void {
+	const credentialId = credentialIdOf(ctx);
+	const recent = credentialId ? lastRead.get(credentialId) : undefined;
+	if (recent?.token !== token) return;
+	credentialCache.set(ctx, { read: Promise.resolve(recent.credential), readAt: Date.now() });
+	lastGood.set(ctx, recent.credential);
 }

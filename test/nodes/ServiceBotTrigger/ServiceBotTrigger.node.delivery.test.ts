@@ -5,9 +5,11 @@
  */
 import { WebhookContext } from 'n8n-core';
 import { createHmac, randomUUID } from 'node:crypto';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type { Emulator } from '../../emulator';
-import { TestCredentialsHelper } from '../../harness';
+import { TestCredentialsHelper, readBinary, useFileDownloads } from '../../harness';
+import { SAMPLES, userSendsFile } from '../../harness/sample-files';
 import {
 	SECRET_HEADER,
 	SECRET_PATTERN,
@@ -278,18 +280,32 @@ describe('a changed bot token', () => {
 });
 
 describe('reading the credential', () => {
+	useFileDownloads();
+
 	/**
-	 * A published trigger of its own and its pushes (with its secret unless told), the clock set `aheadMs`
-	 * later than any token an earlier test left.
+	 * A published trigger of its own (with `options`) and its pushes (with its secret unless told), the
+	 * clock set `aheadMs` later than any token an earlier test left.
 	 */
-	async function ownTrigger(aheadMs: number) {
-		const harness = await makeHarness(emu, { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID() });
+	async function ownTrigger(aheadMs: number, options: INodeParameters = {}) {
+		const harness = await makeHarness(emu, { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID(), parameters: { updates: ['*'], options } });
 		await harness.activate();
 		const secret = emu.webhookOf()?.secretToken ?? '';
-		const push = async (updateId: number, withSecret = secret) =>
-			await harness.receive({ headers: { [SECRET_HEADER]: withSecret }, body: messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId) });
+		const pushUpdate = async (body: IDataObject, withSecret = secret) => await harness.receive({ headers: { [SECRET_HEADER]: withSecret }, body });
+		const push = async (updateId: number, withSecret = secret) => await pushUpdate(messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId), withSecret);
 		const now = Date.now() + aheadMs;
-		return { secret, push, now, clock: jest.spyOn(Date, 'now').mockReturnValue(now) };
+		return { secret, push, pushUpdate, now, clock: jest.spyOn(Date, 'now').mockReturnValue(now) };
+	}
+
+	/** A document sent to the bot: its update, as the service pushes it (the trigger's URL is not served here). */
+	async function documentUpdate(): Promise<IDataObject> {
+		return await userSendsFile(emu, SAMPLES.document, 'Read this');
+	}
+
+	/** Waits until the service got "typing…" in the demo's private chat `count` times. */
+	async function typingShown(count: number): Promise<void> {
+		while (emu.chatActions().filter((action) => action.chatId === emu.demo.privateChatId && action.action === 'typing').length < count) {
+			await new Promise((resolve) => setImmediate(resolve));
+		}
 	}
 
 	test('pushes within 5 s of each other read the credential once; a push with another secret, or 6 s later, reads it anew', async () => {
@@ -329,6 +345,30 @@ describe('reading the credential', () => {
 			expect(other.workflowData).toBeUndefined();
 			expect(other.status).toBe(500);
 			expect(other.error?.message).toBe('Could not read the Service Bot API credential: timeout exceeded when trying to connect');
+		} finally {
+			clock.mockRestore();
+			reads?.mockRestore();
+		}
+	});
+
+	test('n8n failing to read the credential: a push received with the token read last also shows "typing…" and downloads its file with it', async () => {
+		const { pushUpdate, push, now, clock } = await ownTrigger(40_000, { showTyping: true, downloadFiles: true });
+		let reads: jest.SpyInstance | undefined;
+		try {
+			expect((await push(51)).status).toBe(200);
+			await typingShown(1);
+			// A minute later n8n's database times out on every credential read.
+			clock.mockReturnValue(now + 60_000);
+			reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted').mockRejectedValue(new Error('timeout exceeded when trying to connect'));
+
+			const withFile = await pushUpdate(await documentUpdate());
+			expect(reads).toHaveBeenCalled();
+			expect(withFile.error).toBeUndefined();
+			expect(withFile.status).toBe(200);
+			const item = withFile.workflowData?.[0][0];
+			expect(item?.json.file_error).toBeNull();
+			expect(await readBinary(item!.binary!.data)).toEqual(SAMPLES.document.bytes);
+			await typingShown(2);
 		} finally {
 			clock.mockRestore();
 			reads?.mockRestore();
