@@ -91,10 +91,15 @@ const lastGood = new WeakMap<object, ICredentialDataDecryptedObject>();
  * context that lives for one request may take it instead of reading the credential (`recentToken`,
  * `goOnWithRecent`). Bounded: one entry per credential served.
  */
-const lastRead = new Map<string, { credential: ICredentialDataDecryptedObject; token: string; readAt: number }>();
+const lastRead = new Map<string, { credential: ICredentialDataDecryptedObject; readAt: number }>();
 
 function credentialIdOf(ctx: ServiceBotContext): string | undefined {
 	return ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? undefined;
+}
+
+function lastReadOf(ctx: ServiceBotContext): { credential: ICredentialDataDecryptedObject; readAt: number } | undefined {
+	const credentialId = credentialIdOf(ctx);
+	return credentialId ? lastRead.get(credentialId) : undefined;
 }
 
 function tokenIn(credential: ICredentialDataDecryptedObject): string {
@@ -125,11 +130,10 @@ function readCredential(ctx: ServiceBotContext): Promise<ICredentialDataDecrypte
 	const read: Promise<ICredentialDataDecryptedObject> = ctx.getCredentials(CREDENTIAL_TYPE).then(
 		(credential) => {
 			lastGood.set(ctx, credential);
-			const token = tokenIn(credential);
 			// No token is nothing to reuse: each reader says so in its own words.
-			if (credentialId && token !== '') {
+			if (credentialId && tokenIn(credential) !== '') {
 				if (lastRead.size >= 1000) lastRead.clear();
-				lastRead.set(credentialId, { credential, token, readAt });
+				lastRead.set(credentialId, { credential, readAt });
 			}
 			return credential;
 		},
@@ -186,11 +190,10 @@ export async function rereadToken(ctx: ServiceBotContext): Promise<string> {
  * none did. Only for a caller that recognises a token changed meanwhile and then reads it (`tokenOf`).
  */
 export function recentToken(ctx: ServiceBotContext, maxAgeMs: number): string | undefined {
-	const credentialId = credentialIdOf(ctx);
-	const recent = credentialId ? lastRead.get(credentialId) : undefined;
+	const recent = lastReadOf(ctx);
 	// A clock set back makes an entry look younger than it is: only an age from 0 counts.
 	const age = recent ? Date.now() - recent.readAt : -1;
-	return recent && age >= 0 && age < maxAgeMs ? recent.token : undefined;
+	return recent && age >= 0 && age < maxAgeMs ? tokenIn(recent.credential) : undefined;
 }
 
 /**
@@ -200,9 +203,8 @@ export function recentToken(ctx: ServiceBotContext, maxAgeMs: number): string | 
  * cannot make. Nothing happens when the credential was read meanwhile with another token.
  */
 export function goOnWithRecent(ctx: ServiceBotContext, token: string): void {
-	const credentialId = credentialIdOf(ctx);
-	const recent = credentialId ? lastRead.get(credentialId) : undefined;
-	if (recent?.token !== token) return;
+	const recent = lastReadOf(ctx);
+	if (!recent || tokenIn(recent.credential) !== token) return;
 	credentialCache.set(ctx, { read: Promise.resolve(recent.credential), readAt: Date.now() });
 	lastGood.set(ctx, recent.credential);
 }

@@ -280,11 +280,16 @@ describe('a changed bot token', () => {
 });
 
 describe('reading the credential', () => {
+	// Its afterEach restores what each test mocks too: the clock and n8n's credential reads.
 	useFileDownloads();
+
+	/** n8n reading the credential (from its database), to count or to make fail. */
+	const credentialReads = (): jest.SpyInstance => jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted');
 
 	/**
 	 * A published trigger of its own (with `options`) and its pushes (with its secret unless told), the
-	 * clock set `aheadMs` later than any token an earlier test left.
+	 * clock set `aheadMs` later than any token an earlier test left; `aMinuteLater` moves it on a
+	 * minute, past the token's reuse, and hands over n8n's credential reads from then on.
 	 */
 	async function ownTrigger(aheadMs: number, options: INodeParameters = {}) {
 		const harness = await makeHarness(emu, { workflowId: `wf-${randomUUID()}`, webhookId: randomUUID(), nodeId: randomUUID(), parameters: { updates: ['*'], options } });
@@ -293,8 +298,16 @@ describe('reading the credential', () => {
 		const pushUpdate = async (body: IDataObject, withSecret = secret) => await harness.receive({ headers: { [SECRET_HEADER]: withSecret }, body });
 		const push = async (updateId: number, withSecret = secret) => await pushUpdate(messageUpdate(updateId, emu.demo.privateChatId, emu.demo.userId), withSecret);
 		const now = Date.now() + aheadMs;
-		return { secret, push, pushUpdate, now, clock: jest.spyOn(Date, 'now').mockReturnValue(now) };
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
+		const aMinuteLater = (): jest.SpyInstance => {
+			clock.mockReturnValue(now + 60_000);
+			return credentialReads();
+		};
+		return { secret, push, pushUpdate, now, clock, aMinuteLater };
 	}
+
+	/** n8n's database timing out on a credential read, as under load. */
+	const DATABASE_TIMEOUT = new Error('timeout exceeded when trying to connect');
 
 	/** A document sent to the bot: its update, as the service pushes it (the trigger's URL is not served here). */
 	async function documentUpdate(): Promise<IDataObject> {
@@ -310,88 +323,60 @@ describe('reading the credential', () => {
 
 	test('pushes within 5 s of each other read the credential once; a push with another secret, or 6 s later, reads it anew', async () => {
 		const { secret, push: pushOf, now, clock } = await ownTrigger(10_000);
-		const reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted');
+		const reads = credentialReads();
 		const push = async (updateId: number, withSecret = secret): Promise<number> => (await pushOf(updateId, withSecret)).status;
-		try {
-			expect([await push(1), await push(2), await push(3)]).toEqual([200, 200, 200]);
-			expect(reads).toHaveBeenCalledTimes(1);
-			expect(await push(4, tweakLastChar(secret))).toBe(403);
-			expect(reads).toHaveBeenCalledTimes(2);
-			clock.mockReturnValue(now + 6_000);
-			expect(await push(5)).toBe(200);
-			expect(reads).toHaveBeenCalledTimes(3);
-		} finally {
-			clock.mockRestore();
-			reads.mockRestore();
-		}
+		expect([await push(1), await push(2), await push(3)]).toEqual([200, 200, 200]);
+		expect(reads).toHaveBeenCalledTimes(1);
+		expect(await push(4, tweakLastChar(secret))).toBe(403);
+		expect(reads).toHaveBeenCalledTimes(2);
+		clock.mockReturnValue(now + 6_000);
+		expect(await push(5)).toBe(200);
+		expect(reads).toHaveBeenCalledTimes(3);
 	});
 
 	test('n8n failing to read the credential (its database under load): a push with the secret of the token read last still runs; a push with another secret gets the failure (500), and is not run', async () => {
-		const { secret, push, now, clock } = await ownTrigger(20_000);
-		let reads: jest.SpyInstance | undefined;
-		try {
-			expect((await push(21)).status).toBe(200);
-			// A minute later n8n's database times out on every credential read.
-			clock.mockReturnValue(now + 60_000);
-			reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted').mockRejectedValue(new Error('timeout exceeded when trying to connect'));
+		const { secret, push, aMinuteLater } = await ownTrigger(20_000);
+		expect((await push(21)).status).toBe(200);
+		const reads = aMinuteLater().mockRejectedValue(DATABASE_TIMEOUT);
 
-			const kept = await push(22);
-			expect(reads).toHaveBeenCalled();
-			expect(kept.error).toBeUndefined();
-			expect(kept.status).toBe(200);
-			expect(kept.workflowData?.[0][0].json).toEqual(messageUpdate(22, emu.demo.privateChatId, emu.demo.userId));
+		const kept = await push(22);
+		expect(reads).toHaveBeenCalled();
+		expect(kept.error).toBeUndefined();
+		expect(kept.status).toBe(200);
+		expect(kept.workflowData?.[0][0].json).toEqual(messageUpdate(22, emu.demo.privateChatId, emu.demo.userId));
 
-			const other = await push(23, tweakLastChar(secret));
-			expect(other.workflowData).toBeUndefined();
-			expect(other.status).toBe(500);
-			expect(other.error?.message).toBe('Could not read the Service Bot API credential: timeout exceeded when trying to connect');
-		} finally {
-			clock.mockRestore();
-			reads?.mockRestore();
-		}
+		const other = await push(23, tweakLastChar(secret));
+		expect(other.workflowData).toBeUndefined();
+		expect(other.status).toBe(500);
+		expect(other.error?.message).toBe('Could not read the Service Bot API credential: timeout exceeded when trying to connect');
 	});
 
 	test('n8n failing to read the credential: a push received with the token read last also shows "typing…" and downloads its file with it', async () => {
-		const { pushUpdate, push, now, clock } = await ownTrigger(40_000, { showTyping: true, downloadFiles: true });
-		let reads: jest.SpyInstance | undefined;
-		try {
-			expect((await push(51)).status).toBe(200);
-			await typingShown(1);
-			// A minute later n8n's database times out on every credential read.
-			clock.mockReturnValue(now + 60_000);
-			reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted').mockRejectedValue(new Error('timeout exceeded when trying to connect'));
+		const { pushUpdate, push, aMinuteLater } = await ownTrigger(40_000, { showTyping: true, downloadFiles: true });
+		expect((await push(51)).status).toBe(200);
+		await typingShown(1);
+		const reads = aMinuteLater().mockRejectedValue(DATABASE_TIMEOUT);
 
-			const withFile = await pushUpdate(await documentUpdate());
-			expect(reads).toHaveBeenCalled();
-			expect(withFile.error).toBeUndefined();
-			expect(withFile.status).toBe(200);
-			const item = withFile.workflowData?.[0][0];
-			expect(item?.json.file_error).toBeNull();
-			expect(await readBinary(item!.binary!.data)).toEqual(SAMPLES.document.bytes);
-			await typingShown(2);
-		} finally {
-			clock.mockRestore();
-			reads?.mockRestore();
-		}
+		const withFile = await pushUpdate(await documentUpdate());
+		expect(reads).toHaveBeenCalled();
+		expect(withFile.error).toBeUndefined();
+		expect(withFile.status).toBe(200);
+		const item = withFile.workflowData?.[0][0];
+		expect(item?.json.file_error).toBeNull();
+		expect(await readBinary(item!.binary!.data)).toEqual(SAMPLES.document.bytes);
+		await typingShown(2);
 	});
 
 	test('a credential read that works but has no token is not replaced by the token read last: the push fails naming the empty field', async () => {
-		const { push, now, clock } = await ownTrigger(90_000);
-		let reads: jest.SpyInstance | undefined;
-		try {
-			expect((await push(31)).status).toBe(200);
-			// A minute later the token was removed from the credential.
-			clock.mockReturnValue(now + 60_000);
-			reads = jest.spyOn(TestCredentialsHelper.prototype, 'getDecrypted').mockResolvedValue({ accessToken: '', baseUrl: emu.baseUrl });
+		const { push, aMinuteLater } = await ownTrigger(90_000);
+		expect((await push(31)).status).toBe(200);
+		// The token was removed from the credential.
+		const reads = aMinuteLater().mockResolvedValue({ accessToken: '', baseUrl: emu.baseUrl });
 
-			const emptied = await push(32);
-			expect(reads).toHaveBeenCalled();
-			expect(emptied.workflowData).toBeUndefined();
-			expect(emptied.status).toBe(500);
-			expect(emptied.error?.message).toBe('The Service Bot API credential has no access token: enter the bot token in the credential');
-		} finally {
-			clock.mockRestore();
-			reads?.mockRestore();
-		}
+		const emptied = await push(32);
+		expect(reads).toHaveBeenCalled();
+		expect(emptied.workflowData).toBeUndefined();
+		expect(emptied.status).toBe(500);
+		expect(emptied.error?.message).toBe('The Service Bot API credential has no access token: enter the bot token in the credential');
 	});
 });
